@@ -1,0 +1,1 @@
+//! Benchmarks of ptxmc (criterion); see `benches/`.

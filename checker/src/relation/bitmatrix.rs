@@ -1,0 +1,274 @@
+//! Dense bit relations over events: the representation of every relation of the model.
+//!
+//! A [`BitMatrix`] of `n x n` bits stores row `i` as `words` consecutive `u64`s.
+//! Set operations report whether anything changed (rustc_index style), which
+//! drives fixed points cheaply.
+
+use crate::event::EventId;
+
+/// A square relation over `n` events.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct BitMatrix {
+    n: usize,
+    words: usize,
+    // invariant: bits.len() == n * words, and bits past column n in a row are zero.
+    bits: Vec<u64>,
+}
+
+impl BitMatrix {
+    /// The empty relation over `n` events.
+    pub fn new(n: usize) -> Self {
+        let words = n.div_ceil(64).max(1);
+        Self {
+            n,
+            words,
+            bits: vec![0; n * words],
+        }
+    }
+
+    /// The number of events.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the relation is over zero events.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Whether `a -> b` is in the relation.
+    #[inline]
+    pub fn contains(&self, a: EventId, b: EventId) -> bool {
+        let (a, b) = (a.index(), b.index());
+        self.bits[a * self.words + b / 64] >> (b % 64) & 1 == 1
+    }
+
+    /// Adds `a -> b`; returns whether it was new.
+    #[inline]
+    pub fn insert(&mut self, a: EventId, b: EventId) -> bool {
+        let (a, b) = (a.index(), b.index());
+        let w = &mut self.bits[a * self.words + b / 64];
+        let old = *w;
+        *w |= 1 << (b % 64);
+        old != *w
+    }
+
+    /// Removes `a -> b`.
+    #[inline]
+    pub fn remove(&mut self, a: EventId, b: EventId) {
+        let (a, b) = (a.index(), b.index());
+        self.bits[a * self.words + b / 64] &= !(1 << (b % 64));
+    }
+
+    fn row(&self, a: usize) -> &[u64] {
+        &self.bits[a * self.words..(a + 1) * self.words]
+    }
+
+    /// Successors of `a`, in increasing order.
+    pub fn successors(&self, a: EventId) -> impl Iterator<Item = EventId> + '_ {
+        let words = self.row(a.index());
+        words.iter().enumerate().flat_map(|(wi, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let t = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(EventId::new(wi * 64 + t))
+            })
+        })
+    }
+
+    /// Every pair of the relation, row by row.
+    pub fn pairs(&self) -> impl Iterator<Item = (EventId, EventId)> + '_ {
+        (0..self.n).flat_map(move |a| {
+            let a = EventId::new(a);
+            self.successors(a).map(move |b| (a, b))
+        })
+    }
+
+    /// `self := self ∪ other`; returns whether anything changed.
+    pub fn union_with(&mut self, other: &BitMatrix) -> bool {
+        debug_assert_eq!(self.n, other.n);
+        let mut changed = false;
+        for (x, y) in self.bits.iter_mut().zip(&other.bits) {
+            let old = *x;
+            *x |= *y;
+            changed |= old != *x;
+        }
+        changed
+    }
+
+    /// `self := self ∩ other`.
+    pub fn intersect_with(&mut self, other: &BitMatrix) {
+        for (x, y) in self.bits.iter_mut().zip(&other.bits) {
+            *x &= *y;
+        }
+    }
+
+    /// Row `a` |= row `b`; returns whether row `a` changed.
+    fn or_row_into(&mut self, a: usize, b: usize) -> bool {
+        let mut changed = false;
+        for k in 0..self.words {
+            let v = self.bits[b * self.words + k];
+            let w = &mut self.bits[a * self.words + k];
+            let old = *w;
+            *w |= v;
+            changed |= old != *w;
+        }
+        changed
+    }
+
+    /// The relational composition `self ; other`.
+    pub fn compose(&self, other: &BitMatrix) -> BitMatrix {
+        let mut out = BitMatrix::new(self.n);
+        for a in 0..self.n {
+            for b in self.successors(EventId::new(a)) {
+                for k in 0..self.words {
+                    out.bits[a * self.words + k] |= other.bits[b.index() * self.words + k];
+                }
+            }
+        }
+        out
+    }
+
+    /// The inverse relation.
+    pub fn inverse(&self) -> BitMatrix {
+        let mut out = BitMatrix::new(self.n);
+        for (a, b) in self.pairs() {
+            out.insert(b, a);
+        }
+        out
+    }
+
+    /// Transitive closure in place (Warshall, row-wise with word operations).
+    pub fn close_transitively(&mut self) {
+        for k in 0..self.n {
+            for i in 0..self.n {
+                if self.bits[i * self.words + k / 64] >> (k % 64) & 1 == 1 {
+                    self.or_row_into(i, k);
+                }
+            }
+        }
+    }
+
+    /// The transitive closure.
+    pub fn transitive_closure(&self) -> BitMatrix {
+        let mut m = self.clone();
+        m.close_transitively();
+        m
+    }
+
+    /// Whether some `a -> a` is in the relation.
+    pub fn has_reflexive(&self) -> Option<EventId> {
+        (0..self.n)
+            .map(EventId::new)
+            .find(|&a| self.contains(a, a))
+    }
+
+    /// Whether the relation is acyclic (its transitive closure is irreflexive).
+    pub fn is_acyclic(&self) -> bool {
+        self.find_cycle().is_none()
+    }
+
+    /// A cycle of the relation, as a list of events `e0 -> e1 -> ... -> e0`, if any.
+    pub fn find_cycle(&self) -> Option<Vec<EventId>> {
+        // Iterative DFS with colours: 0 white, 1 grey (on stack), 2 black.
+        let mut colour = vec![0u8; self.n];
+        let mut parent = vec![usize::MAX; self.n];
+        for root in 0..self.n {
+            if colour[root] != 0 {
+                continue;
+            }
+            let mut stack: Vec<(usize, Vec<EventId>)> = Vec::new();
+            colour[root] = 1;
+            stack.push((root, self.successors(EventId::new(root)).collect()));
+            while let Some((v, succ)) = stack.last_mut() {
+                let v = *v;
+                if let Some(w) = succ.pop() {
+                    let w = w.index();
+                    match colour[w] {
+                        0 => {
+                            colour[w] = 1;
+                            parent[w] = v;
+                            let s = self.successors(EventId::new(w)).collect();
+                            stack.push((w, s));
+                        }
+                        1 => {
+                            let mut cycle = vec![EventId::new(w)];
+                            let mut x = v;
+                            while x != w {
+                                cycle.push(EventId::new(x));
+                                x = parent[x];
+                            }
+                            cycle.reverse();
+                            // cycle is w ... v in path order after reversing the tail
+                            cycle.rotate_right(1);
+                            return Some(cycle);
+                        }
+                        _ => {}
+                    }
+                } else {
+                    colour[v] = 2;
+                    stack.pop();
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(i: usize) -> EventId {
+        EventId::new(i)
+    }
+
+    #[test]
+    fn insert_contains_and_closure() {
+        let mut m = BitMatrix::new(70);
+        assert!(m.insert(e(0), e(65)));
+        assert!(!m.insert(e(0), e(65)));
+        m.insert(e(65), e(3));
+        assert!(!m.contains(e(0), e(3)));
+        m.close_transitively();
+        assert!(m.contains(e(0), e(3)));
+        assert!(m.is_acyclic());
+        m.insert(e(3), e(0));
+        assert!(!m.is_acyclic());
+        let cycle = m.find_cycle().unwrap();
+        assert!(cycle.len() >= 1);
+        for w in cycle.windows(2) {
+            assert!(m.contains(w[0], w[1]));
+        }
+    }
+
+    #[test]
+    fn find_cycle_returns_a_real_cycle() {
+        let mut m = BitMatrix::new(5);
+        m.insert(e(0), e(1));
+        m.insert(e(1), e(2));
+        m.insert(e(2), e(3));
+        m.insert(e(3), e(1));
+        let c = m.find_cycle().unwrap();
+        assert_eq!(c.len(), 3);
+        for i in 0..c.len() {
+            assert!(m.contains(c[i], c[(i + 1) % c.len()]), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn compose_and_inverse() {
+        let mut a = BitMatrix::new(4);
+        a.insert(e(0), e(1));
+        let mut b = BitMatrix::new(4);
+        b.insert(e(1), e(2));
+        let c = a.compose(&b);
+        assert!(c.contains(e(0), e(2)));
+        assert_eq!(c.pairs().count(), 1);
+        assert!(c.inverse().contains(e(2), e(0)));
+    }
+}

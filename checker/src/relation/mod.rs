@@ -1,0 +1,5 @@
+//! Relations over events.
+
+mod bitmatrix;
+
+pub use bitmatrix::BitMatrix;

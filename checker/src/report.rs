@@ -1,0 +1,127 @@
+//! What checking one test produces: verdicts, final states, liveness and
+//! statistics. Verdicts are results, never errors; limits reached are part of
+//! the report (`Status::Limit`), never a silent cut.
+
+use ptxmc_frontend::ir::Term;
+use std::time::Duration;
+
+/// Which explorer to run.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Strategy {
+    /// The reference enumerator: every candidate execution, filtered by the model.
+    Brute,
+    /// Optimal DPOR (TruSt/HMC style).
+    #[default]
+    Dpor,
+}
+
+/// Options of one check.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The explorer.
+    pub strategy: Strategy,
+    /// Loop bound: how many times a loop that is not a side-effect-free spin
+    /// loop may jump back before the execution is cut ("bound" blocked).
+    pub unroll: u32,
+    /// Stop after this many complete executions (status `limit`).
+    pub max_executions: Option<u64>,
+    /// Stop after this much time (status `limit`).
+    pub timeout: Option<Duration>,
+    /// Hash a canonical form of every complete execution and count duplicates.
+    pub check_duplicates: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            strategy: Strategy::default(),
+            unroll: 2,
+            max_executions: None,
+            timeout: None,
+            check_duplicates: false,
+        }
+    }
+}
+
+/// How the check ended.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Status {
+    /// Every execution was explored; the verdicts are exact for the (bounded) program.
+    Ok,
+    /// The test uses a construct the checker does not support (e.g. `"bar.red at 7:3"`).
+    Unsupported(String),
+    /// The program is outside the axioms (e.g. a mixed-size data race, 8.7.2).
+    Undefined(String),
+    /// A limit (`--timeout`, `--max-executions`) stopped the exploration.
+    Limit(String),
+}
+
+impl Status {
+    /// The short name used in reports and JSON: `ok`, `unsupported`, `undefined`, `limit`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Unsupported(_) => "unsupported",
+            Status::Undefined(_) => "undefined",
+            Status::Limit(_) => "limit",
+        }
+    }
+}
+
+/// One final state: the values of [`Report::state_terms`], in order.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct FinalState(pub Vec<i64>);
+
+/// Why a thread cannot go on in a blocked execution.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum BlockReason {
+    /// Waits forever at a barrier (fewer threads arrive than it expects).
+    Barrier,
+    /// Spins forever in a side-effect-free loop, reading values that never change
+    /// (a fair execution: every read reads a coherence-maximal write).
+    Spin,
+    /// The loop bound (`--unroll`) cut the execution.
+    Bound,
+}
+
+/// Exploration statistics.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Stats {
+    /// Complete, consistent executions in which every thread terminated.
+    pub executions: u64,
+    /// Consistent executions in which some thread blocked (barrier, spin, bound).
+    pub blocked: u64,
+    /// Candidates or partial graphs rejected as inconsistent.
+    pub pruned: u64,
+    /// Duplicate complete executions (only counted with `check_duplicates`; must be 0).
+    pub duplicates: u64,
+    /// Executions cut by the loop bound.
+    pub bound_hits: u64,
+}
+
+/// The result of checking one test.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Report {
+    /// How the check ended.
+    pub status: Status,
+    /// The terms shown in each final state: registers and locations of the
+    /// condition and of `locations [...]`, in first-appearance order.
+    pub state_terms: Vec<Term>,
+    /// Distinct final states of terminating executions, sorted, each with the
+    /// number of (execution, final state) outcomes that produce it.
+    pub states: Vec<(FinalState, u64)>,
+    /// Outcomes that satisfy the condition's proposition.
+    pub positive: u64,
+    /// Outcomes that do not.
+    pub negative: u64,
+    /// herd's "Ok": `exists` some positive, `~exists` none, `forall` no negative.
+    pub condition_holds: bool,
+    /// Whether every fair execution terminates (no barrier or spin can block forever).
+    pub liveness_holds: bool,
+    /// The first liveness violation found, in words (thread, instruction, reason).
+    pub liveness_note: Option<String>,
+    /// Exploration statistics.
+    pub stats: Stats,
+    /// Wall time of the check.
+    pub time: Duration,
+}

@@ -1,0 +1,638 @@
+//! The compact, typed IR of a PTX litmus test: what the checker executes.
+//!
+//! No strings survive past the frontend except in [`Symbols`], which only the
+//! printer and the reports read. Locations, virtual addresses, registers and
+//! labels are interned into small typed ids. Enums cover every scope,
+//! semantics, fence kind, proxy, RMW operation and state space of chapter 8 of
+//! the PTX ISA 9.4 manual, even those the checker does not support yet: a
+//! construct that parses but cannot be checked is listed in
+//! [`Test::unsupported`] so that the tool says so instead of guessing.
+
+use std::fmt;
+
+/// Declares a `u32` newtype index with `index()` / `new()`.
+macro_rules! id_type {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+        pub struct $name(pub u32);
+        impl $name {
+            /// Builds the id from a dense index.
+            #[inline]
+            pub fn new(i: usize) -> Self {
+                debug_assert!(i <= u32::MAX as usize);
+                Self(i as u32)
+            }
+            /// The dense index of this id.
+            #[inline]
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A physical memory location (8.2): every name that aliases it shares this id.
+    PhysId
+);
+id_type!(
+    /// A virtual address (8.2.2). Distinct `generic` aliases of one physical
+    /// location have distinct `VAddrId`s; a proxy alias (`t @ texture aliases x`)
+    /// shares the virtual address of the name it aliases.
+    VAddrId
+);
+id_type!(
+    /// A declared address name (an entry of [`Test::addresses`]).
+    AddrId
+);
+id_type!(
+    /// A register of one thread (registers are per thread).
+    RegId
+);
+id_type!(
+    /// A thread: its index in [`Test::threads`] (the `P<i>` of the litmus file).
+    ThreadId
+);
+id_type!(
+    /// A label of one thread.
+    LabelId
+);
+
+/// A source position: 1-based line and column in the litmus file.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default, Hash)]
+pub struct Span {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// Scopes of strong operations (8.5). Ordered by inclusion: `Cta < Cluster < Gpu < Sys`.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum Scope {
+    /// `.cta`: threads of one thread block.
+    Cta,
+    /// `.cluster`: threads of one cluster of CTAs.
+    Cluster,
+    /// `.gpu`: threads of the program on one device.
+    Gpu,
+    /// `.sys`: every thread of the program.
+    Sys,
+}
+
+/// Memory-ordering semantics of a memory operation (8.4, NOTES.md).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Sem {
+    /// `.weak` or no qualifier: not strong, no scope.
+    Weak,
+    /// `.relaxed.scope`.
+    Relaxed,
+    /// `.acquire.scope` (reads and RMWs).
+    Acquire,
+    /// `.release.scope` (writes and RMWs).
+    Release,
+    /// `.acq_rel.scope` (RMWs).
+    AcqRel,
+    /// `.volatile`: relaxed at `.sys` scope (8.4.2).
+    Volatile,
+    /// `.mmio`: strong (8.4.1); always written with `.relaxed.sys` in PTX.
+    Mmio,
+}
+
+impl Sem {
+    /// Strong operations take a scope; weak ones do not (8.7).
+    pub fn is_strong(self) -> bool {
+        !matches!(self, Sem::Weak)
+    }
+    /// Whether the operation is a release operation (8.8 release pattern 1).
+    pub fn is_release(self) -> bool {
+        matches!(self, Sem::Release | Sem::AcqRel)
+    }
+    /// Whether the operation is an acquire operation (8.8 acquire pattern 1).
+    pub fn is_acquire(self) -> bool {
+        matches!(self, Sem::Acquire | Sem::AcqRel)
+    }
+}
+
+/// Proxies (8.6): the method of memory access.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Proxy {
+    /// Ordinary `ld`/`st`/`atom`/`red`.
+    Generic,
+    /// Surface instructions (`sust`, `suld`, `suatom`, `sured`).
+    Surface,
+    /// Texture instructions (`tld`, `tex`).
+    Texture,
+    /// Constant cache loads (`cold` in the corpus dialect, `ld.const`).
+    Constant,
+    /// The async proxy of `.async.bulk` operations.
+    Async,
+    /// The tensormap proxy.
+    Tensormap,
+    /// The readonly proxy (`ld.global.nc`, `ld.proxy::readonly`).
+    Readonly,
+}
+
+/// State spaces (8.3).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum StateSpace {
+    /// `.global` (the default in litmus tests).
+    Global,
+    /// `.shared` / `.shared::cta`.
+    Shared,
+    /// `.shared::cluster`.
+    SharedCluster,
+    /// `.const`.
+    Const,
+}
+
+/// Access size and vector width of a memory instruction (8.2, 8.2.4).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Access {
+    /// Bytes of one element: 1, 2, 4, 8 or 16; 0 when the instruction names no type (the dialect).
+    pub bytes: u8,
+    /// 1 for scalars, 2 or 4 for `.v2` / `.v4`.
+    pub vector: u8,
+}
+
+impl Access {
+    /// An untyped scalar access, as the corpus dialect writes them.
+    pub const UNTYPED: Access = Access {
+        bytes: 0,
+        vector: 1,
+    };
+}
+
+/// Read-modify-write operations of `atom` and `red`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum RmwOp {
+    /// `.add`
+    Add,
+    /// `.sub` (dialect)
+    Sub,
+    /// `.mul` (dialect)
+    Mul,
+    /// `.div` (dialect)
+    Div,
+    /// `.inc`: `old >= operand ? 0 : old + 1`.
+    Inc,
+    /// `.dec`: `old == 0 || old > operand ? operand : old - 1`.
+    Dec,
+    /// `.min`
+    Min,
+    /// `.max`
+    Max,
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+    /// `.exch`
+    Exch,
+    /// `.cas`: compare (first operand) and swap (second operand).
+    Cas,
+}
+
+/// Fence kinds (8.8, 8.9.3, 8.6).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FenceKind {
+    /// `fence.sc` / `membar`: a stronger `fence.acq_rel` that also joins Fence-SC order.
+    Sc,
+    /// `fence.acq_rel` (and `fence` with no semantics).
+    AcqRel,
+    /// `fence.acquire`.
+    Acquire,
+    /// `fence.release`.
+    Release,
+    /// `fence.proxy.alias`.
+    ProxyAlias,
+    /// `fence.proxy.async` (optionally `::global` / `::shared::{cta,cluster}`).
+    ProxyAsync,
+    /// `fence.proxy.tensormap::generic.release`.
+    ProxyTensormapRelease,
+    /// `fence.proxy.tensormap::generic.acquire`.
+    ProxyTensormapAcquire,
+    /// `fence.proxy.surface` (dialect).
+    ProxySurface,
+    /// `fence.proxy.texture` (dialect).
+    ProxyTexture,
+    /// `fence.proxy.constant` (dialect).
+    ProxyConstant,
+    /// `fence.proxy.generic` (dialect).
+    ProxyGeneric,
+}
+
+impl FenceKind {
+    /// Whether the fence is a memory fence that takes a scope (not a proxy fence).
+    pub fn is_memory_fence(self) -> bool {
+        matches!(
+            self,
+            FenceKind::Sc | FenceKind::AcqRel | FenceKind::Acquire | FenceKind::Release
+        )
+    }
+    /// The proxy a proxy fence synchronizes with the generic proxy, if any.
+    pub fn proxy(self) -> Option<Proxy> {
+        match self {
+            FenceKind::ProxySurface => Some(Proxy::Surface),
+            FenceKind::ProxyTexture => Some(Proxy::Texture),
+            FenceKind::ProxyConstant => Some(Proxy::Constant),
+            FenceKind::ProxyGeneric => Some(Proxy::Generic),
+            FenceKind::ProxyAsync => Some(Proxy::Async),
+            FenceKind::ProxyTensormapRelease | FenceKind::ProxyTensormapAcquire => {
+                Some(Proxy::Tensormap)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A value operand: a constant or a register.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Operand {
+    /// An immediate.
+    Imm(i64),
+    /// A register of the executing thread.
+    Reg(RegId),
+}
+
+/// Register arithmetic (no memory event).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BinOp {
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `mul`
+    Mul,
+    /// `div` (division by zero yields 0, as in integer SMT encodings of the corpus' verifier)
+    Div,
+    /// `rem`
+    Rem,
+    /// `and`
+    And,
+    /// `or`
+    Or,
+    /// `xor`
+    Xor,
+    /// `shl`
+    Shl,
+    /// `shr`
+    Shr,
+    /// `min`
+    Min,
+    /// `max`
+    Max,
+}
+
+/// Comparison of a conditional branch or of a `setp`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CmpOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl CmpOp {
+    /// Evaluates the comparison.
+    pub fn eval(self, a: i64, b: i64) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+}
+
+/// Barrier instructions (8.9.4 items 2 and 3).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BarrierKind {
+    /// `bar.sync` / `bar.cta.sync` / `barrier.sync`: arrive and wait.
+    Sync,
+    /// `bar.arrive` / `bar.cta.arrive`: arrive without waiting.
+    Arrive,
+    /// `bar.red`: arrive and wait (the reduction itself is not modelled).
+    Red,
+    /// `barrier.cluster.arrive`.
+    ClusterArrive,
+    /// `barrier.cluster.wait`.
+    ClusterWait,
+}
+
+/// One instruction of a thread. Memory instructions carry the declared address
+/// they access; the proxy comes from the instruction (8.6).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Instr {
+    /// A load `ld`/`tld`/`suld`/`cold`: `dst <- [addr]`.
+    Load {
+        /// Semantics (weak, relaxed, acquire, volatile, mmio).
+        sem: Sem,
+        /// Scope; `None` for weak accesses.
+        scope: Option<Scope>,
+        /// Proxy of the access.
+        proxy: Proxy,
+        /// State space.
+        space: StateSpace,
+        /// Size and vector width.
+        access: Access,
+        /// Destination registers (one per vector element).
+        dst: Vec<RegId>,
+        /// The address.
+        addr: AddrId,
+    },
+    /// A store `st`/`sust`: `[addr] <- src`.
+    Store {
+        /// Semantics (weak, relaxed, release, volatile, mmio).
+        sem: Sem,
+        /// Scope; `None` for weak accesses.
+        scope: Option<Scope>,
+        /// Proxy of the access.
+        proxy: Proxy,
+        /// State space.
+        space: StateSpace,
+        /// Size and vector width.
+        access: Access,
+        /// The address.
+        addr: AddrId,
+        /// Values stored (one per vector element).
+        src: Vec<Operand>,
+    },
+    /// An atomic RMW (`atom`, with `dst`) or reduction (`red`, `dst == None`).
+    Rmw {
+        /// Semantics (relaxed, acquire, release, acq_rel).
+        sem: Sem,
+        /// Scope (defaults to `.gpu` in PTX when omitted).
+        scope: Scope,
+        /// Proxy of the access.
+        proxy: Proxy,
+        /// State space.
+        space: StateSpace,
+        /// Size.
+        access: Access,
+        /// The operation.
+        op: RmwOp,
+        /// Destination register for `atom`; `None` for `red`.
+        dst: Option<RegId>,
+        /// The address.
+        addr: AddrId,
+        /// Operand (the new value for `exch`, the compare value for `cas`).
+        a: Operand,
+        /// Second operand: the swap value of `cas`.
+        b: Option<Operand>,
+    },
+    /// A fence (memory fence with a scope, or a proxy fence).
+    Fence {
+        /// The kind.
+        kind: FenceKind,
+        /// Scope of a memory fence (proxy fences: `None`).
+        scope: Option<Scope>,
+    },
+    /// A barrier.
+    Barrier {
+        /// The kind.
+        kind: BarrierKind,
+        /// Static instance number (the dialect's `N` of `bar.cta.sync N, ID, COUNT`);
+        /// barriers with different instance numbers never synchronize. Real PTX
+        /// `bar.sync ID` uses the barrier id as instance.
+        instance: u32,
+        /// The PTX barrier resource id (constant or register).
+        id: Operand,
+        /// Expected thread count, if given.
+        count: Option<Operand>,
+    },
+    /// Register arithmetic `dst <- a op b`.
+    Op {
+        /// The operation.
+        op: BinOp,
+        /// Destination.
+        dst: RegId,
+        /// First operand.
+        a: Operand,
+        /// Second operand.
+        b: Operand,
+    },
+    /// Register move `dst <- src` (the dialect's `ld R, V`, PTX `mov`).
+    Mov {
+        /// Destination.
+        dst: RegId,
+        /// Source.
+        src: Operand,
+    },
+    /// A label definition (a no-op that names a position).
+    Label(LabelId),
+    /// Unconditional jump.
+    Goto(LabelId),
+    /// Conditional jump `if a cmp b goto target`.
+    Branch {
+        /// Comparison.
+        cmp: CmpOp,
+        /// Left operand.
+        a: Operand,
+        /// Right operand.
+        b: Operand,
+        /// Target.
+        target: LabelId,
+    },
+    /// A construct that parses but that the checker does not support; the test
+    /// is reported as unsupported (see [`Test::unsupported`]).
+    Unsupported(String),
+}
+
+/// An instruction with its source position.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Stmt {
+    /// The instruction.
+    pub instr: Instr,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// Placement of a thread in the scope tree (thread -> cta -> cluster -> gpu -> sys).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Placement {
+    /// CTA id (unique within its GPU).
+    pub cta: u32,
+    /// Cluster id (unique within its GPU); the dialect without `cluster` puts
+    /// each CTA in its own cluster (`cluster == cta`).
+    pub cluster: u32,
+    /// GPU id.
+    pub gpu: u32,
+}
+
+impl Placement {
+    /// Whether a scope of a thread placed at `self` includes a thread placed at `other` (8.5).
+    pub fn scope_includes(&self, scope: Scope, other: &Placement) -> bool {
+        match scope {
+            Scope::Sys => true,
+            Scope::Gpu => self.gpu == other.gpu,
+            Scope::Cluster => self.gpu == other.gpu && self.cluster == other.cluster,
+            Scope::Cta => self.gpu == other.gpu && self.cta == other.cta,
+        }
+    }
+}
+
+/// One thread: its placement and its code.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Thread {
+    /// Where the thread runs.
+    pub placement: Placement,
+    /// Whether the placement named a cluster explicitly (for printing).
+    pub explicit_cluster: bool,
+    /// The code, in program order.
+    pub code: Vec<Stmt>,
+}
+
+/// How a declared address relates to the others (8.2.2, 8.6).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AddrKind {
+    /// A location of its own (`x = 0`).
+    Root,
+    /// `y @ generic aliases x`: a distinct virtual address of `x`'s physical location.
+    GenericAlias(AddrId),
+    /// `t @ texture aliases x`: `x`'s address seen through another proxy.
+    ProxyAlias(Proxy, AddrId),
+}
+
+/// A declared address name.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Address {
+    /// How it was declared.
+    pub kind: AddrKind,
+    /// The physical location it maps to.
+    pub phys: PhysId,
+    /// The virtual address it denotes.
+    pub vaddr: VAddrId,
+}
+
+/// A term of the final condition.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Term {
+    /// A constant.
+    Const(i64),
+    /// The final value of a register of a thread.
+    Reg(ThreadId, RegId),
+    /// The final value of a memory location (through one of its names).
+    Mem(AddrId),
+}
+
+/// A proposition of the final condition.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Prop {
+    /// Always true.
+    True,
+    /// Always false.
+    False,
+    /// Comparison of two terms.
+    Cmp(CmpOp, Term, Term),
+    /// Negation.
+    Not(Box<Prop>),
+    /// Conjunction.
+    And(Box<Prop>, Box<Prop>),
+    /// Disjunction.
+    Or(Box<Prop>, Box<Prop>),
+}
+
+/// The quantifier of the final condition.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Quantifier {
+    /// `exists P`: some terminating execution satisfies P.
+    Exists,
+    /// `~exists P` / `not exists P`: no terminating execution satisfies P.
+    NotExists,
+    /// `forall P`: every terminating execution satisfies P.
+    Forall,
+}
+
+/// The final condition of a test.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Condition {
+    /// The quantifier.
+    pub quantifier: Quantifier,
+    /// The proposition.
+    pub prop: Prop,
+}
+
+/// A construct that parsed but that the checker cannot check yet.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Unsupported {
+    /// What it is (e.g. `bar.red`).
+    pub construct: String,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// Names of the interned ids, for printing only.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Symbols {
+    /// Address names, indexed by [`AddrId`].
+    pub addrs: Vec<String>,
+    /// Register names per thread, indexed by [`ThreadId`] then [`RegId`].
+    pub regs: Vec<Vec<String>>,
+    /// Label names per thread, indexed by [`ThreadId`] then [`LabelId`].
+    pub labels: Vec<Vec<String>>,
+}
+
+/// A parsed litmus test.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Test {
+    /// The test name of the header (`PTX <name>`).
+    pub name: String,
+    /// Quoted documentation strings of the header, without quotes.
+    pub docs: Vec<String>,
+    /// Declared addresses, indexed by [`AddrId`].
+    pub addresses: Vec<Address>,
+    /// Number of physical locations ([`PhysId`] ranges over `0..n_phys`).
+    pub n_phys: u32,
+    /// Number of virtual addresses ([`VAddrId`] ranges over `0..n_vaddr`).
+    pub n_vaddr: u32,
+    /// Initial value of each physical location (0 when not given).
+    pub init_mem: Vec<i64>,
+    /// Initial register values (registers not listed start at 0).
+    pub init_regs: Vec<(ThreadId, RegId, i64)>,
+    /// The threads.
+    pub threads: Vec<Thread>,
+    /// Registers and locations listed in `locations [...]` (observed in every state).
+    pub observed: Vec<Term>,
+    /// The optional `filter` proposition.
+    pub filter: Option<Prop>,
+    /// The final condition.
+    pub condition: Condition,
+    /// Constructs that parsed but are not supported by the checker.
+    pub unsupported: Vec<Unsupported>,
+    /// Names of the interned ids.
+    pub symbols: Symbols,
+}
+
+impl Test {
+    /// The number of registers of a thread.
+    pub fn n_regs(&self, t: ThreadId) -> usize {
+        self.symbols.regs.get(t.index()).map_or(0, Vec::len)
+    }
+    /// The name of an address.
+    pub fn addr_name(&self, a: AddrId) -> &str {
+        &self.symbols.addrs[a.index()]
+    }
+    /// The name of a register of a thread.
+    pub fn reg_name(&self, t: ThreadId, r: RegId) -> &str {
+        &self.symbols.regs[t.index()][r.index()]
+    }
+}
