@@ -403,7 +403,8 @@ pub enum Instr {
     Fence {
         /// The kind.
         kind: FenceKind,
-        /// Scope of a memory fence (proxy fences: `None`).
+        /// Scope of a memory fence; proxy fences have `None`, except the
+        /// `fence.proxy.tensormap::generic.{release,acquire}.scope` ones.
         scope: Option<Scope>,
     },
     /// A barrier.
@@ -412,9 +413,10 @@ pub enum Instr {
         kind: BarrierKind,
         /// Static instance number (the dialect's `N` of `bar.cta.sync N, ID, COUNT`);
         /// barriers with different instance numbers never synchronize. Real PTX
-        /// `bar.sync ID` uses the barrier id as instance.
+        /// `bar.sync ID{, COUNT}` and `barrier.cluster.*` have instance 0.
         instance: u32,
-        /// The PTX barrier resource id (constant or register).
+        /// The PTX barrier resource id (constant or register); `Imm(0)` when the
+        /// dialect's `bar.cta.sync N` omits it.
         id: Operand,
         /// Expected thread count, if given.
         count: Option<Operand>,

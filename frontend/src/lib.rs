@@ -1,3 +1,86 @@
-//! ptxmc's frontend: PTX litmus text -> AST -> the compact typed IR ([`ir`]).
+//! ptxmc's frontend: PTX litmus text -> the compact typed IR ([`ir`]), and back.
+//!
+//! [`parse`] reads the litmus dialect of the Dat3M PTX corpus (see
+//! `DIALECT.md` of the conformance data) and real PTX spellings of the same
+//! instructions, so that PTX can be pasted into a litmus file; [`print()`] writes
+//! an [`ir::Test`] back as litmus text that parses to the same IR.
+//!
+//! # Conventions
+//!
+//! - **Registers** are per thread and named without their `%`: `%r0` and `r0`
+//!   are the same register, stored as `r0` in [`ir::Symbols`]. A condition may
+//!   say `P0:r0`, `0:r0` or `P0:%r0` for a register the code spells `%r0`.
+//!   Names starting with `%` are never memory locations (`[%rd1]` is an error).
+//! - **Locations** are created on first use with initial value 0. A `generic`
+//!   alias (`y @ generic aliases x`) gets a new [`ir::VAddrId`] and `x`'s
+//!   [`ir::PhysId`]; a proxy alias (`s @ surface aliases x`) shares both.
+//! - **Ids** follow first appearance: addresses in the initial state, then in
+//!   the code row by row, then in the tail; registers and labels per thread, in
+//!   the initial state, then in program order, then in the tail.
+//! - **Placement**: `P0@cta 0,gpu 0` puts each CTA in a cluster of its own
+//!   (`cluster == cta`, `explicit_cluster == false`); `P0@cta 0,cluster 0,gpu 0`
+//!   names the cluster. Either every thread names its cluster or none does.
+//! - **Defaults**: `ld`/`st` without semantics are weak; `atom`/`red` without
+//!   semantics are `.relaxed`, without scope `.gpu`; `fence.scope` is
+//!   `fence.acq_rel.scope`; `membar.{cta,gl,sys}` is `fence.sc.{cta,gpu,sys}`;
+//!   `ld.volatile` is [`ir::Sem::Volatile`] at `.sys`; `.mmio.relaxed.sys` is
+//!   [`ir::Sem::Mmio`]; untyped accesses have [`ir::Access::UNTYPED`]; the
+//!   missing operand of the manual's `atom.inc.u32 %r0, [x]` is `4294967295`
+//!   (a plain increment). `ld.const`/`cold` use the constant proxy,
+//!   `ld.global.nc`/`ld.proxy::readonly` the readonly proxy.
+//! - **Barriers**: the dialect's `bar.cta.{sync,arrive} N[, ID[, COUNT]]` has
+//!   static instance `N`, id `ID` (default `0`) and count `COUNT`. PTX
+//!   `bar.sync a{, b}`, `bar.arrive a, b`, `barrier{.cta}.sync{.aligned} a{, b}`
+//!   have instance 0, id `a`, count `b`, so PTX barriers meet exactly when
+//!   their ids are equal. `barrier.cluster.{arrive,wait}` have instance 0 and
+//!   id 0. (`bar.cta.sync` is read as the dialect, not as PTX's `bar{.cta}`.)
+//!   `bar.cta.red N[, ID[, COUNT]]` is [`ir::BarrierKind::Red`], listed as unsupported.
+//! - **Fences**: `fence.proxy.async{.global,::global,.shared::cta,...}` are all
+//!   [`ir::FenceKind::ProxyAsync`]; `fence.proxy.tensormap::generic.{release,acquire}`
+//!   keep their scope (the `[a], size` operands of the acquire form are checked,
+//!   then dropped).
+//! - **Unsupported**: known PTX constructs the checker does not model
+//!   (`bar.red`, `mbarrier.*`, `cp.async*`, `st.async`, `multimem.*`, `setp`,
+//!   predicated instructions `@p ...`, `[x+4]` addresses, ...) parse into
+//!   [`ir::Instr::Unsupported`] holding the instruction's text, and are listed
+//!   with their position in [`ir::Test::unsupported`].
+//! - A cell may end with its own `;` (`ld.global.u32 %r0, [x]; | ...`); a label
+//!   and an instruction may share a cell (`LC00: ld.weak r0, x`). Rows may omit
+//!   trailing empty cells; an instruction never continues on the next line.
 
 pub mod ir;
+
+mod error;
+mod intern;
+mod lexer;
+mod parser;
+mod printer;
+
+pub use error::{ParseError, ParseErrorKind};
+
+/// Parses a litmus test.
+pub fn parse(src: &str) -> Result<ir::Test, ParseError> {
+    parser::parse(src)
+}
+
+/// Prints a test as litmus text; for a parsed test `t`,
+/// `strip_spans(&parse(&print(&t))?) == strip_spans(&t)`, and the printed text is
+/// a fixed point of `print . parse`.
+pub fn print(test: &ir::Test) -> String {
+    printer::print(test)
+}
+
+/// A copy of `t` with every source position reset to the default, for
+/// comparing tests up to where they were written.
+pub fn strip_spans(t: &ir::Test) -> ir::Test {
+    let mut t = t.clone();
+    for th in &mut t.threads {
+        for s in &mut th.code {
+            s.span = ir::Span::default();
+        }
+    }
+    for u in &mut t.unsupported {
+        u.span = ir::Span::default();
+    }
+    t
+}

@@ -1,0 +1,307 @@
+//! The IR under construction: interned addresses, registers and labels, and the threads' code.
+
+use crate::error::{ParseError, ParseErrorKind};
+use crate::intern::Interner;
+use crate::ir::{
+    AddrId, AddrKind, Address, Condition, LabelId, PhysId, Placement, Prop, Proxy, RegId, Span,
+    Stmt, Symbols, Term, Test, Thread, ThreadId, Unsupported, VAddrId,
+};
+use fxhash::FxHashSet;
+
+/// The canonical name of a register: `%r0` and `r0` are one register, named `r0`.
+pub(crate) fn reg_key(name: &str) -> &str {
+    name.strip_prefix('%').unwrap_or(name)
+}
+
+/// One thread under construction.
+#[derive(Debug, Default)]
+pub(super) struct ThreadState {
+    pub placement: Placement,
+    pub explicit_cluster: bool,
+    /// Where its header cell is.
+    pub span: Span,
+    regs: Interner<RegId>,
+    labels: Interner<LabelId>,
+    /// Where each label is defined, by [`LabelId`].
+    label_defs: Vec<Option<Span>>,
+    /// Every jump target, in program order.
+    label_uses: Vec<(LabelId, Span)>,
+    pub code: Vec<Stmt>,
+    pub unsupported: Vec<Unsupported>,
+}
+
+/// A `P0:r0=V` entry of the initial state, resolved once the threads are known.
+#[derive(Debug)]
+pub(super) struct PendingRegInit {
+    pub thread: u64,
+    pub reg: String,
+    pub value: i64,
+    pub span: Span,
+}
+
+/// Everything the parser has learnt so far.
+#[derive(Debug, Default)]
+pub(super) struct Builder {
+    addrs: Interner<AddrId>,
+    addresses: Vec<Address>,
+    init_mem: Vec<i64>,
+    n_vaddr: u32,
+    /// Addresses declared in the initial state are `0..n_declared`.
+    n_declared: usize,
+    pub pending_regs: Vec<PendingRegInit>,
+    pub init_regs: Vec<(ThreadId, RegId, i64)>,
+    pub threads: Vec<ThreadState>,
+    pub observed: Vec<Term>,
+    pub filter: Option<Prop>,
+}
+
+impl Builder {
+    /// A new physical location with a fresh virtual address.
+    fn root(&mut self, name: &str, value: i64) -> AddrId {
+        let phys = PhysId::new(self.init_mem.len());
+        let vaddr = VAddrId(self.n_vaddr);
+        self.n_vaddr += 1;
+        self.init_mem.push(value);
+        self.addresses.push(Address {
+            kind: AddrKind::Root,
+            phys,
+            vaddr,
+        });
+        self.addrs.intern(name)
+    }
+
+    /// `name = value` in the initial state.
+    pub fn declare_location(
+        &mut self,
+        name: &str,
+        value: i64,
+        span: Span,
+    ) -> Result<(), ParseError> {
+        if self.addrs.get(name).is_some() {
+            return Err(ParseError::new(
+                ParseErrorKind::DuplicateLocation(name.into()),
+                span,
+            ));
+        }
+        self.root(name, value);
+        self.n_declared = self.addrs.len();
+        Ok(())
+    }
+
+    /// `name @ proxy aliases target` in the initial state.
+    pub fn declare_alias(
+        &mut self,
+        name: &str,
+        proxy: Proxy,
+        target: &str,
+        span: Span,
+        target_span: Span,
+    ) -> Result<(), ParseError> {
+        if self.addrs.get(name).is_some() {
+            return Err(ParseError::new(
+                ParseErrorKind::DuplicateLocation(name.into()),
+                span,
+            ));
+        }
+        let Some(t) = self.addrs.get(target) else {
+            return Err(ParseError::new(
+                ParseErrorKind::UndeclaredAliasTarget {
+                    alias: name.into(),
+                    target: target.into(),
+                },
+                target_span,
+            ));
+        };
+        // invariant: `addrs` and `addresses` grow together, so `t` indexes `addresses`.
+        let of = self.addresses[t.index()];
+        let address = if proxy == Proxy::Generic {
+            let vaddr = VAddrId(self.n_vaddr);
+            self.n_vaddr += 1;
+            Address {
+                kind: AddrKind::GenericAlias(t),
+                phys: of.phys,
+                vaddr,
+            }
+        } else {
+            Address {
+                kind: AddrKind::ProxyAlias(proxy, t),
+                phys: of.phys,
+                vaddr: of.vaddr,
+            }
+        };
+        self.addresses.push(address);
+        self.addrs.intern(name);
+        self.n_declared = self.addrs.len();
+        Ok(())
+    }
+
+    /// The address named `name`, created (initial value 0) on first use.
+    pub fn addr(&mut self, name: &str) -> AddrId {
+        match self.addrs.get(name) {
+            Some(a) => a,
+            None => self.root(name, 0),
+        }
+    }
+
+    /// Whether `name` was declared in the initial state.
+    pub fn is_declared_location(&self, name: &str) -> bool {
+        self.addrs
+            .get(name)
+            .is_some_and(|a| a.index() < self.n_declared)
+    }
+
+    /// The register `name` of thread `t` (`%` prefix ignored), interned on first use.
+    /// `t` is a checked thread index (a column of the table, or from [`Self::cond_reg`]).
+    pub fn reg(&mut self, t: usize, name: &str) -> RegId {
+        self.threads[t].regs.intern(reg_key(name))
+    }
+
+    /// The register `name` of the thread numbered `thread` in a condition, checking
+    /// that the thread exists.
+    pub fn cond_reg(
+        &mut self,
+        thread: u64,
+        name: &str,
+        span: Span,
+        place: &'static str,
+    ) -> Result<(ThreadId, RegId), ParseError> {
+        let n = self.threads.len();
+        match usize::try_from(thread) {
+            Ok(t) if t < n => Ok((ThreadId::new(t), self.reg(t, name))),
+            _ => Err(ParseError::new(
+                ParseErrorKind::RegOfMissingThread {
+                    reg: name.into(),
+                    thread,
+                    threads: n,
+                    place,
+                },
+                span,
+            )),
+        }
+    }
+
+    /// Resolves the `P0:r0=V` entries once the thread header row is known.
+    pub fn resolve_pending_regs(&mut self) -> Result<(), ParseError> {
+        let pending = std::mem::take(&mut self.pending_regs);
+        let mut seen = FxHashSet::default();
+        for p in pending {
+            let (t, r) = self.cond_reg(p.thread, &p.reg, p.span, "the initial state")?;
+            if !seen.insert((t, r)) {
+                return Err(ParseError::new(
+                    ParseErrorKind::DuplicateRegInit {
+                        reg: reg_key(&p.reg).into(),
+                        thread: p.thread,
+                    },
+                    p.span,
+                ));
+            }
+            self.init_regs.push((t, r, p.value));
+        }
+        Ok(())
+    }
+
+    /// A jump to label `name` of thread `t`.
+    pub fn label_use(&mut self, t: usize, name: &str, span: Span) -> LabelId {
+        let th = &mut self.threads[t];
+        let l = th.labels.intern(name);
+        th.label_defs.resize(th.labels.len(), None);
+        th.label_uses.push((l, span));
+        l
+    }
+
+    /// The definition `name:` of a label of thread `t`.
+    pub fn label_def(&mut self, t: usize, name: &str, span: Span) -> Result<LabelId, ParseError> {
+        let th = &mut self.threads[t];
+        let l = th.labels.intern(name);
+        // invariant: after the resize, every label id indexes `label_defs`.
+        th.label_defs.resize(th.labels.len(), None);
+        if th.label_defs[l.index()].is_some() {
+            return Err(ParseError::new(
+                ParseErrorKind::DuplicateLabel {
+                    label: name.into(),
+                    thread: t,
+                },
+                span,
+            ));
+        }
+        th.label_defs[l.index()] = Some(span);
+        Ok(l)
+    }
+
+    /// Fails on the first (in source order) jump to a label its thread does not define.
+    pub fn check_labels(&self) -> Result<(), ParseError> {
+        let mut first: Option<ParseError> = None;
+        for (t, th) in self.threads.iter().enumerate() {
+            for &(l, span) in &th.label_uses {
+                if th.label_defs[l.index()].is_some() {
+                    continue;
+                }
+                if first
+                    .as_ref()
+                    .is_some_and(|e| (e.span.line, e.span.col) <= (span.line, span.col))
+                {
+                    continue;
+                }
+                let label = th.labels_name(l);
+                first = Some(ParseError::new(
+                    ParseErrorKind::UndefinedLabel { label, thread: t },
+                    span,
+                ));
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
+    /// The finished test.
+    pub fn finish(self, name: String, docs: Vec<String>, condition: Condition) -> Test {
+        let mut regs = Vec::with_capacity(self.threads.len());
+        let mut labels = Vec::with_capacity(self.threads.len());
+        let mut threads = Vec::with_capacity(self.threads.len());
+        let mut unsupported = Vec::new();
+        for th in self.threads {
+            regs.push(th.regs.into_names());
+            labels.push(th.labels.into_names());
+            unsupported.extend(th.unsupported);
+            threads.push(Thread {
+                placement: th.placement,
+                explicit_cluster: th.explicit_cluster,
+                code: th.code,
+            });
+        }
+        Test {
+            name,
+            docs,
+            n_phys: self.init_mem.len() as u32,
+            n_vaddr: self.n_vaddr,
+            addresses: self.addresses,
+            init_mem: self.init_mem,
+            init_regs: self.init_regs,
+            threads,
+            observed: self.observed,
+            filter: self.filter,
+            condition,
+            unsupported,
+            symbols: Symbols {
+                addrs: self.addrs.into_names(),
+                regs,
+                labels,
+            },
+        }
+    }
+}
+
+impl ThreadState {
+    /// A thread with no code yet.
+    pub fn new(placement: Placement, explicit_cluster: bool, span: Span) -> Self {
+        ThreadState {
+            placement,
+            explicit_cluster,
+            span,
+            ..ThreadState::default()
+        }
+    }
+
+    fn labels_name(&self, l: LabelId) -> String {
+        self.labels.name(l).to_string()
+    }
+}

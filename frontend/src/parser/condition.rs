@@ -1,0 +1,198 @@
+//! The tail of a test: `locations [...]`, `filter P`, and the final condition
+//! (`exists` / `~exists` / `not exists` / `forall` P).
+//!
+//! Precedence: `~` / `not` bind tightest, then `/\`, then `\/`; both connectives
+//! associate to the left. Atoms are `T cmp T` (`=` is `==`), `true`, `false` and
+//! parenthesized propositions; terms are a location, `P1:r0` / `1:r0`, or an integer.
+
+use super::{PResult, Parser};
+use crate::error::{ParseError, ParseErrorKind};
+use crate::ir::{CmpOp, Condition, Prop, Quantifier, Term};
+use crate::lexer::Tok;
+
+/// Deepest nesting accepted in a proposition (`~`, parentheses, and connective
+/// chains, which nest to the left): keeps recursion in the parser, the printer
+/// and `Drop` well within a thread's stack.
+pub(crate) const MAX_DEPTH: usize = 256;
+
+impl Parser<'_> {
+    /// `[locations [...]] [filter P] QUANTIFIER P [;]` and the end of the file.
+    pub(super) fn tail(&mut self) -> PResult<Condition> {
+        if self.at_word("locations") {
+            self.bump();
+            self.locations()?;
+        }
+        if self.at_word("filter") {
+            self.bump();
+            self.b.filter = Some(self.prop("filter", 0)?);
+        }
+        let quantifier = self.quantifier()?;
+        let prop = self.prop("condition", 0)?;
+        if self.at(Tok::Semi) {
+            self.bump();
+        }
+        let t = self.peek();
+        if t.tok != Tok::Eof {
+            return Err(ParseError::new(
+                ParseErrorKind::TrailingInput(self.describe(t)),
+                t.span,
+            ));
+        }
+        Ok(Condition { quantifier, prop })
+    }
+
+    /// `[t; t; ...]` (`;` or `,` separated, trailing separator allowed).
+    fn locations(&mut self) -> PResult<()> {
+        self.expect(Tok::LBracket, "`[` after `locations`")?;
+        loop {
+            match self.peek().tok {
+                Tok::RBracket => {
+                    self.bump();
+                    return Ok(());
+                }
+                Tok::Semi | Tok::Comma => {
+                    self.bump();
+                }
+                _ => {
+                    let term = self.term("locations")?;
+                    self.b.observed.push(term);
+                    if !matches!(self.peek().tok, Tok::Semi | Tok::Comma | Tok::RBracket) {
+                        return Err(self.expected("`;` or `]` in `locations [...]`"));
+                    }
+                }
+            }
+        }
+    }
+
+    fn quantifier(&mut self) -> PResult<Quantifier> {
+        let t = self.peek();
+        if t.tok == Tok::Tilde || self.at_word("not") {
+            self.bump();
+            if !self.at_word("exists") {
+                return Err(self.expected(&format!("`exists` after {}", self.describe(t))));
+            }
+            self.bump();
+            return Ok(Quantifier::NotExists);
+        }
+        if self.at_word("exists") {
+            self.bump();
+            return Ok(Quantifier::Exists);
+        }
+        if self.at_word("forall") {
+            self.bump();
+            return Ok(Quantifier::Forall);
+        }
+        Err(ParseError::new(
+            ParseErrorKind::MissingCondition(self.describe(t)),
+            t.span,
+        ))
+    }
+
+    /// A disjunction.
+    fn prop(&mut self, place: &'static str, depth: usize) -> PResult<Prop> {
+        let mut p = self.conj(place, depth)?;
+        let mut depth = depth;
+        while self.at(Tok::Or) {
+            depth = self.deeper(depth)?;
+            self.bump();
+            let r = self.conj(place, depth)?;
+            p = Prop::Or(Box::new(p), Box::new(r));
+        }
+        Ok(p)
+    }
+
+    fn conj(&mut self, place: &'static str, depth: usize) -> PResult<Prop> {
+        let mut p = self.unary(place, depth)?;
+        let mut depth = depth;
+        while self.at(Tok::And) {
+            depth = self.deeper(depth)?;
+            self.bump();
+            let r = self.unary(place, depth)?;
+            p = Prop::And(Box::new(p), Box::new(r));
+        }
+        Ok(p)
+    }
+
+    /// One more level of nesting (a chain of `n` connectives nests `n` deep).
+    fn deeper(&self, depth: usize) -> PResult<usize> {
+        if depth + 1 >= MAX_DEPTH {
+            return Err(ParseError::new(
+                ParseErrorKind::TooDeep(MAX_DEPTH),
+                self.peek().span,
+            ));
+        }
+        Ok(depth + 1)
+    }
+
+    fn unary(&mut self, place: &'static str, depth: usize) -> PResult<Prop> {
+        let t = self.peek();
+        let is_cmp = |tok| {
+            matches!(
+                tok,
+                Tok::Assign | Tok::EqEq | Tok::Ne | Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge
+            )
+        };
+        if t.tok == Tok::Tilde || (self.at_word("not") && !is_cmp(self.peek_at(1).tok)) {
+            let depth = self.deeper(depth)?;
+            self.bump();
+            return Ok(Prop::Not(Box::new(self.unary(place, depth)?)));
+        }
+        if t.tok == Tok::LParen {
+            let depth = self.deeper(depth)?;
+            self.bump();
+            let p = self.prop(place, depth)?;
+            self.expect(Tok::RParen, "`)` or a connective (`/\\`, `\\/`)")?;
+            return Ok(p);
+        }
+        if (self.at_word("true") || self.at_word("false")) && !is_cmp(self.peek_at(1).tok) {
+            self.bump();
+            return Ok(if self.text(t) == "true" {
+                Prop::True
+            } else {
+                Prop::False
+            });
+        }
+        let a = self.term(place)?;
+        let op = match self.peek().tok {
+            Tok::Assign | Tok::EqEq => CmpOp::Eq,
+            Tok::Ne => CmpOp::Ne,
+            Tok::Lt => CmpOp::Lt,
+            Tok::Le => CmpOp::Le,
+            Tok::Gt => CmpOp::Gt,
+            Tok::Ge => CmpOp::Ge,
+            _ => return Err(self.expected("a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`)")),
+        };
+        self.bump();
+        let b = self.term(place)?;
+        Ok(Prop::Cmp(op, a, b))
+    }
+
+    /// A location, `P1:r0` / `1:r0`, `[x]`, or an integer.
+    fn term(&mut self, place: &'static str) -> PResult<Term> {
+        let t = self.peek();
+        if self.peek_at(1).tok == Tok::Colon && matches!(t.tok, Tok::Ident | Tok::Int(_)) {
+            let Some(thread) = self.thread_number(t) else {
+                return Err(self.expected("a thread such as `P0` before `:`"));
+            };
+            self.bump();
+            self.bump();
+            let (reg, _) = self.ident("a register name after `:`")?;
+            let (th, r) = self.b.cond_reg(thread, reg, t.span, place)?;
+            return Ok(Term::Reg(th, r));
+        }
+        match t.tok {
+            Tok::Minus | Tok::Int(_) => Ok(Term::Const(self.integer("an integer")?.0)),
+            Tok::Ident => {
+                let name = self.location_name()?;
+                Ok(Term::Mem(self.b.addr(name)))
+            }
+            Tok::LBracket => {
+                self.bump();
+                let name = self.location_name()?;
+                self.expect(Tok::RBracket, "`]`")?;
+                Ok(Term::Mem(self.b.addr(name)))
+            }
+            _ => Err(self.expected("a location, a register such as `P0:r0`, or an integer")),
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! Modifiers of the memory instructions `ld`, `st`, `atom`, `red` and their proxy
+//! variants (`tld`, `suld`, `cold`, `sust`, `suatom`, `sured`): semantics, scope,
+//! state space, proxy, type and vector width, checked against each other.
+
+use super::{scope_of, set, type_bytes, Mnemonic, Shape};
+use crate::error::ParseErrorKind;
+use crate::ir::{Access, Proxy, RmwOp, Scope, Sem, StateSpace};
+
+/// Operations of `atom` / `red`.
+fn rmw_op(s: &str) -> Option<RmwOp> {
+    Some(match s {
+        "add" => RmwOp::Add,
+        "sub" => RmwOp::Sub,
+        "mul" => RmwOp::Mul,
+        "div" => RmwOp::Div,
+        "inc" => RmwOp::Inc,
+        "dec" => RmwOp::Dec,
+        "min" => RmwOp::Min,
+        "max" => RmwOp::Max,
+        "and" => RmwOp::And,
+        "or" => RmwOp::Or,
+        "xor" => RmwOp::Xor,
+        "exch" => RmwOp::Exch,
+        "cas" => RmwOp::Cas,
+        _ => return None,
+    })
+}
+
+/// `.proxy::NAME` modifiers (also what the printer writes for proxies without a mnemonic).
+fn proxy_mod(s: &str) -> Option<Proxy> {
+    Some(match s.strip_prefix("proxy::")? {
+        "generic" => Proxy::Generic,
+        "surface" => Proxy::Surface,
+        "texture" => Proxy::Texture,
+        "constant" => Proxy::Constant,
+        "async" => Proxy::Async,
+        "tensormap" => Proxy::Tensormap,
+        "readonly" => Proxy::Readonly,
+        _ => return None,
+    })
+}
+
+/// The semantics words of memory instructions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum SemWord {
+    Weak,
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    Volatile,
+}
+
+/// Memory modifiers collected from a mnemonic.
+#[derive(Default)]
+struct MemMods<'a> {
+    sem: Option<(&'a str, SemWord)>,
+    mmio: Option<(&'a str, ())>,
+    scope: Option<(&'a str, Scope)>,
+    space: Option<(&'a str, StateSpace)>,
+    proxy: Option<(&'a str, Proxy)>,
+    bytes: Option<(&'a str, u8)>,
+    vector: Option<(&'a str, u8)>,
+    op: Option<(&'a str, RmwOp)>,
+}
+
+/// `ld`, `st`, `atom`, `red` and their proxy variants.
+pub(super) fn memory(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
+    let mut mm = MemMods::default();
+    let mut unsupported = None;
+    for &w in &m.mods {
+        if let Some(s) = scope_of(w) {
+            set(m, &mut mm.scope, w, s)?;
+        } else if let Some(b) = type_bytes(w) {
+            set(m, &mut mm.bytes, w, b)?;
+        } else if let Some(op) = rmw_op(w) {
+            set(m, &mut mm.op, w, op)?;
+        } else if let Some(p) = proxy_mod(w) {
+            set(m, &mut mm.proxy, w, p)?;
+        } else {
+            match w {
+                "weak" => set(m, &mut mm.sem, w, SemWord::Weak)?,
+                "relaxed" => set(m, &mut mm.sem, w, SemWord::Relaxed)?,
+                "acquire" => set(m, &mut mm.sem, w, SemWord::Acquire)?,
+                "release" => set(m, &mut mm.sem, w, SemWord::Release)?,
+                "acq_rel" => set(m, &mut mm.sem, w, SemWord::AcqRel)?,
+                "volatile" => set(m, &mut mm.sem, w, SemWord::Volatile)?,
+                "mmio" => set(m, &mut mm.mmio, w, ())?,
+                "global" => set(m, &mut mm.space, w, StateSpace::Global)?,
+                "shared" | "shared::cta" => set(m, &mut mm.space, w, StateSpace::Shared)?,
+                "shared::cluster" => set(m, &mut mm.space, w, StateSpace::SharedCluster)?,
+                "const" => set(m, &mut mm.space, w, StateSpace::Const)?,
+                "nc" => set(m, &mut mm.proxy, w, Proxy::Readonly)?,
+                "v2" => set(m, &mut mm.vector, w, 2)?,
+                "v4" => set(m, &mut mm.vector, w, 4)?,
+                "v8" | "local" | "param" | "async" | "L2::cache_hint" => {
+                    unsupported.get_or_insert_with(|| format!("{}.{w}", m.base));
+                }
+                w if w.starts_with("param::") || w.starts_with("level::") => {
+                    unsupported.get_or_insert_with(|| format!("{}.{w}", m.base));
+                }
+                // Cache eviction hints do not change the memory model.
+                w if w.starts_with("L1::") || w.starts_with("L2::") => {}
+                _ => return Err(m.unknown(w)),
+            }
+        }
+    }
+    if let Some(c) = unsupported {
+        return Ok(Shape::Unsupported(c));
+    }
+    let space = mm.space.map_or(StateSpace::Global, |(_, s)| s);
+    let access = Access {
+        bytes: mm.bytes.map_or(0, |(_, b)| b),
+        vector: mm.vector.map_or(1, |(_, v)| v),
+    };
+    match m.base {
+        "ld" | "tld" | "suld" | "cold" => load(m, &mm, space, access),
+        "st" | "sust" => store(m, &mm, space, access),
+        _ => rmw(m, &mm, space, access),
+    }
+}
+
+/// The proxy of a memory instruction: from its mnemonic, `.nc`/`.proxy::X`, or `.const`.
+fn proxy_of(
+    m: &Mnemonic<'_>,
+    mm: &MemMods<'_>,
+    space: StateSpace,
+) -> Result<Proxy, ParseErrorKind> {
+    let from_base = match m.base {
+        "tld" => Some(Proxy::Texture),
+        "suld" | "sust" | "suatom" | "sured" => Some(Proxy::Surface),
+        "cold" => Some(Proxy::Constant),
+        _ => None,
+    };
+    let from_space = (space == StateSpace::Const && from_base.is_none()).then_some(Proxy::Constant);
+    match (from_base.or(from_space), mm.proxy) {
+        (Some(_), Some((w, _))) => Err(m.bad(format!(
+            "`.{w}` conflicts with the proxy `{}` already implies",
+            m.base
+        ))),
+        (Some(p), None) => Ok(p),
+        (None, Some((_, p))) => Ok(p),
+        (None, None) => Ok(Proxy::Generic),
+    }
+}
+
+/// Semantics and scope of a load or store.
+fn plain_sem(
+    m: &Mnemonic<'_>,
+    mm: &MemMods<'_>,
+    strong: SemWord,
+) -> Result<(Sem, Option<Scope>), ParseErrorKind> {
+    let scope = mm.scope.map(|(_, s)| s);
+    let sem = mm.sem.map(|(_, s)| s);
+    if mm.mmio.is_some() {
+        return match (sem, scope) {
+            (Some(SemWord::Relaxed), Some(Scope::Sys)) => Ok((Sem::Mmio, Some(Scope::Sys))),
+            _ => Err(m.bad("`.mmio` is written `.mmio.relaxed.sys`")),
+        };
+    }
+    match sem {
+        None | Some(SemWord::Weak) => match mm.scope {
+            None => Ok((Sem::Weak, None)),
+            Some((w, _)) => Err(m.bad(format!("a weak access takes no scope, found `.{w}`"))),
+        },
+        Some(SemWord::Volatile) => match mm.scope {
+            None => Ok((Sem::Volatile, Some(Scope::Sys))),
+            Some((w, _)) => Err(m.bad(format!("`.volatile` takes no scope, found `.{w}`"))),
+        },
+        Some(s) if s == SemWord::Relaxed || s == strong => {
+            let scope = scope.ok_or_else(|| m.missing_scope())?;
+            let sem = if s == SemWord::Relaxed {
+                Sem::Relaxed
+            } else if s == SemWord::Acquire {
+                Sem::Acquire
+            } else {
+                Sem::Release
+            };
+            Ok((sem, Some(scope)))
+        }
+        Some(_) => Err(m.bad_sem(mm.sem.map_or("", |(w, _)| w))),
+    }
+}
+
+fn no_op(m: &Mnemonic<'_>, mm: &MemMods<'_>) -> Result<(), ParseErrorKind> {
+    match mm.op {
+        Some((w, _)) => Err(m.bad(format!("`.{w}` is an operation of `atom` and `red`"))),
+        None => Ok(()),
+    }
+}
+
+fn load(
+    m: &Mnemonic<'_>,
+    mm: &MemMods<'_>,
+    space: StateSpace,
+    access: Access,
+) -> Result<Shape, ParseErrorKind> {
+    no_op(m, mm)?;
+    let (sem, scope) = plain_sem(m, mm, SemWord::Acquire)?;
+    Ok(Shape::Load {
+        sem,
+        scope,
+        proxy: proxy_of(m, mm, space)?,
+        space,
+        access,
+        bare: m.base == "ld" && m.mods.is_empty(),
+    })
+}
+
+fn store(
+    m: &Mnemonic<'_>,
+    mm: &MemMods<'_>,
+    space: StateSpace,
+    access: Access,
+) -> Result<Shape, ParseErrorKind> {
+    no_op(m, mm)?;
+    if space == StateSpace::Const {
+        return Err(m.bad("the `.const` state space is read-only"));
+    }
+    if let Some(("nc", _)) = mm.proxy {
+        return Err(m.bad("`.nc` is for loads only"));
+    }
+    let (sem, scope) = plain_sem(m, mm, SemWord::Release)?;
+    Ok(Shape::Store {
+        sem,
+        scope,
+        proxy: proxy_of(m, mm, space)?,
+        space,
+        access,
+    })
+}
+
+fn rmw(
+    m: &Mnemonic<'_>,
+    mm: &MemMods<'_>,
+    space: StateSpace,
+    access: Access,
+) -> Result<Shape, ParseErrorKind> {
+    let red = matches!(m.base, "red" | "sured");
+    let op = mm
+        .op
+        .map(|(_, o)| o)
+        .ok_or_else(|| ParseErrorKind::MissingRmwOp {
+            instr: m.text.into(),
+        })?;
+    if red && matches!(op, RmwOp::Cas | RmwOp::Exch) {
+        return Err(m.bad("`red` cannot `.cas` or `.exch`: use `atom`"));
+    }
+    if let Some((w, _)) = mm.mmio {
+        return Err(m.bad_sem(w));
+    }
+    let sem = match mm.sem {
+        None | Some((_, SemWord::Relaxed)) => Sem::Relaxed,
+        Some((_, SemWord::Acquire)) if !red => Sem::Acquire,
+        Some((_, SemWord::Release)) => Sem::Release,
+        Some((_, SemWord::AcqRel)) => Sem::AcqRel,
+        Some((w, _)) => return Err(m.bad_sem(w)),
+    };
+    if space == StateSpace::Const {
+        return Err(m.bad("the `.const` state space is read-only"));
+    }
+    if let Some(("nc", _)) = mm.proxy {
+        return Err(m.bad("`.nc` is for loads only"));
+    }
+    if access.vector != 1 {
+        return Ok(Shape::Unsupported(format!("{}.v{}", m.base, access.vector)));
+    }
+    Ok(Shape::Rmw {
+        red,
+        sem,
+        scope: mm.scope.map_or(Scope::Gpu, |(_, s)| s),
+        proxy: proxy_of(m, mm, space)?,
+        space,
+        access,
+        op,
+    })
+}

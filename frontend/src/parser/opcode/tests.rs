@@ -1,0 +1,200 @@
+//! Unit tests of mnemonic classification.
+
+use super::*;
+
+#[test]
+fn dialect_and_ptx_loads_agree() {
+    let a = classify("ld.relaxed.sys").expect("ok");
+    let b = classify("ld.global.relaxed.sys.u32").expect("ok");
+    let Shape::Load {
+        sem, scope, access, ..
+    } = b
+    else {
+        panic!("{b:?}")
+    };
+    assert_eq!(
+        (sem, scope, access.bytes),
+        (Sem::Relaxed, Some(Scope::Sys), 4)
+    );
+    assert!(matches!(
+        a,
+        Shape::Load {
+            sem: Sem::Relaxed,
+            scope: Some(Scope::Sys),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn defaults_of_atom_and_fence() {
+    assert!(matches!(
+        classify("atom.sys.inc.u32"),
+        Ok(Shape::Rmw {
+            sem: Sem::Relaxed,
+            scope: Scope::Sys,
+            op: RmwOp::Inc,
+            red: false,
+            ..
+        })
+    ));
+    assert!(matches!(
+        classify("atom.global.add.u32"),
+        Ok(Shape::Rmw {
+            scope: Scope::Gpu,
+            ..
+        })
+    ));
+    assert!(matches!(
+        classify("fence.sys"),
+        Ok(Shape::Fence {
+            kind: FenceKind::AcqRel,
+            scope: Some(Scope::Sys),
+            ..
+        })
+    ));
+    assert!(matches!(
+        classify("membar.gl"),
+        Ok(Shape::Fence {
+            kind: FenceKind::Sc,
+            scope: Some(Scope::Gpu),
+            ..
+        })
+    ));
+}
+
+#[test]
+fn proxies() {
+    assert!(matches!(
+        classify("ld.global.nc.u32"),
+        Ok(Shape::Load {
+            proxy: Proxy::Readonly,
+            ..
+        })
+    ));
+    assert!(matches!(
+        classify("cold.weak"),
+        Ok(Shape::Load {
+            proxy: Proxy::Constant,
+            space: StateSpace::Global,
+            ..
+        })
+    ));
+    assert!(matches!(
+        classify("ld.const.u32"),
+        Ok(Shape::Load {
+            proxy: Proxy::Constant,
+            space: StateSpace::Const,
+            ..
+        })
+    ));
+    assert!(matches!(
+        classify("sust.weak"),
+        Ok(Shape::Store {
+            proxy: Proxy::Surface,
+            ..
+        })
+    ));
+    assert!(matches!(
+        classify("tld.nc"),
+        Err(ParseErrorKind::BadInstruction { .. })
+    ));
+}
+
+#[test]
+fn volatile_and_mmio() {
+    assert!(matches!(
+        classify("ld.volatile.u32"),
+        Ok(Shape::Load {
+            sem: Sem::Volatile,
+            scope: Some(Scope::Sys),
+            ..
+        })
+    ));
+    assert!(matches!(
+        classify("st.mmio.relaxed.sys.u32"),
+        Ok(Shape::Store {
+            sem: Sem::Mmio,
+            scope: Some(Scope::Sys),
+            ..
+        })
+    ));
+    assert!(classify("st.mmio.relaxed.gpu").is_err());
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let msg = |t: &str| classify(t).expect_err(t).to_string();
+    assert_eq!(msg("foo.bar"), "unknown instruction `foo.bar`");
+    assert_eq!(
+        msg("ld.weak.gpu"),
+        "invalid `ld.weak.gpu`: a weak access takes no scope, found `.gpu`"
+    );
+    assert_eq!(
+        msg("ld.relaxed"),
+        "`ld.relaxed` needs a scope (`.cta`, `.cluster`, `.gpu` or `.sys`)"
+    );
+    assert_eq!(
+        msg("ld.release.gpu"),
+        "`ld.release.gpu` cannot have `.release` semantics"
+    );
+    assert_eq!(
+        msg("st.cta.gpu.relaxed"),
+        "conflicting modifiers `.cta` and `.gpu` in `st.cta.gpu.relaxed`"
+    );
+    assert_eq!(
+        msg("atom.relaxed.gpu"),
+        "`atom.relaxed.gpu` needs an operation such as `.add`, `.exch` or `.cas`"
+    );
+    assert_eq!(
+        msg("ld.weak.foo"),
+        "unknown modifier `.foo` in `ld.weak.foo`"
+    );
+    assert_eq!(
+        msg("fence.sc"),
+        "`fence.sc` needs a scope (`.cta`, `.cluster`, `.gpu` or `.sys`)"
+    );
+}
+
+#[test]
+fn unsupported_constructs() {
+    let u = |t: &str| match classify(t) {
+        Ok(Shape::Unsupported(c)) => c,
+        other => panic!("{t}: {other:?}"),
+    };
+    assert_eq!(u("bar.red.popc.u32"), "bar.red");
+    assert_eq!(u("barrier.red.and.pred"), "bar.red");
+    assert_eq!(u("mbarrier.arrive.expect_tx.shared.b64"), "mbarrier.arrive");
+    assert_eq!(u("cp.async.bulk.shared::cluster.global"), "cp.async");
+    assert_eq!(u("st.async.shared::cluster.b32"), "st.async");
+    assert_eq!(u("setp.eq.u32"), "setp");
+    assert_eq!(
+        u("barrier.cluster.arrive.relaxed.aligned"),
+        "barrier.cluster.arrive.relaxed"
+    );
+}
+
+#[test]
+fn barriers() {
+    assert_eq!(
+        classify("bar.cta.sync"),
+        Ok(Shape::Barrier {
+            kind: BarrierKind::Sync,
+            form: BarForm::Dialect
+        })
+    );
+    assert_eq!(
+        classify("barrier.sync.aligned"),
+        Ok(Shape::Barrier {
+            kind: BarrierKind::Sync,
+            form: BarForm::Ptx
+        })
+    );
+    assert_eq!(
+        classify("barrier.cluster.wait.acquire.aligned"),
+        Ok(Shape::Barrier {
+            kind: BarrierKind::ClusterWait,
+            form: BarForm::Cluster
+        })
+    );
+}

@@ -1,0 +1,99 @@
+//! Operands as written (`r0`, `%r1`, `5`, `-1`, `x`, `[x]`, `{%r0, %r1}`, `!p`),
+//! before the instruction gives them a meaning.
+
+use super::{PResult, Parser};
+use crate::ir::Span;
+use crate::lexer::Tok;
+
+/// The form of an operand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum OpKind<'s> {
+    /// An integer constant.
+    Int(i64),
+    /// A bare name: a register, a location (dialect) or a label.
+    Name(&'s str),
+    /// `[name]`; `offset` when written `[name+N]`.
+    Addr { name: &'s str, offset: bool },
+    /// `{a, b, ...}`.
+    Vector(Vec<Operand<'s>>),
+    /// `!p` (a negated predicate).
+    Not(&'s str),
+    /// A non-integer number (`1.5`, `0f3F800000`).
+    Number,
+}
+
+/// An operand with its position and source text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Operand<'s> {
+    pub kind: OpKind<'s>,
+    pub span: Span,
+    pub text: &'s str,
+}
+
+impl<'s> Parser<'s> {
+    /// The comma-separated operands after a mnemonic. The first operand must be on
+    /// the mnemonic's line: an instruction without operands followed by a line
+    /// break is a row without its `;`.
+    pub(super) fn operands(&mut self, line: u32) -> PResult<Vec<Operand<'s>>> {
+        let mut ops = Vec::new();
+        let t = self.peek();
+        if t.span.line != line || matches!(t.tok, Tok::Pipe | Tok::Semi | Tok::Eof) {
+            return Ok(ops);
+        }
+        loop {
+            ops.push(self.operand(true)?);
+            if !self.at(Tok::Comma) {
+                return Ok(ops);
+            }
+            self.bump();
+        }
+    }
+
+    /// One operand; vectors only where `vector_ok`.
+    fn operand(&mut self, vector_ok: bool) -> PResult<Operand<'s>> {
+        let first = self.peek();
+        let kind = match first.tok {
+            Tok::Minus | Tok::Int(_) => OpKind::Int(self.integer("an integer after `-`")?.0),
+            Tok::Number => {
+                self.bump();
+                OpKind::Number
+            }
+            Tok::Ident => {
+                self.bump();
+                OpKind::Name(self.text(first))
+            }
+            Tok::LBracket => {
+                self.bump();
+                let (name, _) = self.ident("a location name inside `[...]`")?;
+                let offset = matches!(self.peek().tok, Tok::Plus | Tok::Minus);
+                if offset {
+                    self.bump();
+                    self.integer("an integer offset")?;
+                }
+                self.expect(Tok::RBracket, "`]` to close the address")?;
+                OpKind::Addr { name, offset }
+            }
+            Tok::LBrace if vector_ok => {
+                self.bump();
+                let mut elems = vec![self.operand(false)?];
+                while self.at(Tok::Comma) {
+                    self.bump();
+                    elems.push(self.operand(false)?);
+                }
+                self.expect(Tok::RBrace, "`,` or `}` in the vector operand")?;
+                OpKind::Vector(elems)
+            }
+            Tok::Bang => {
+                self.bump();
+                OpKind::Not(self.ident("a predicate after `!`")?.0)
+            }
+            _ => return Err(self.expected("an operand")),
+        };
+        let end = self.prev().end;
+        Ok(Operand {
+            kind,
+            span: first.span,
+            text: &self.src[first.start..end.max(first.start)],
+        })
+    }
+}

@@ -1,0 +1,535 @@
+//! Unit tests of the parser pieces: header, initial state, thread table, instructions, condition.
+
+use super::parse;
+use crate::ir::*;
+
+const MP: &str = r#"PTX MP-gpu
+"Message passing"
+{
+x=0;
+y=0;
+P1:r1=0;
+P1:r2=0;
+}
+ P0@cta 0,gpu 0         | P1@cta 0,gpu 0         ;
+ st.weak x, 1           | ld.acquire.gpu r1, y   ;
+ st.release.gpu y, 1    | ld.weak r2, x          ;
+~exists
+(P1:r1 == 1 /\ P1:r2 != 1)"#;
+
+fn err(src: &str) -> String {
+    match parse(src) {
+        Ok(t) => panic!("parsed: {t:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A one-thread test around `code` (one instruction row per line).
+fn one(code: &str) -> Test {
+    let rows: String = code.lines().map(|l| format!(" {l} ;\n")).collect();
+    let src = format!("PTX t\n{{ x=0; }}\n P0@cta 0,gpu 0 ;\n{rows}exists (0==0)");
+    parse(&src).unwrap_or_else(|e| panic!("{e}\n{src}"))
+}
+
+fn instrs(code: &str) -> Vec<Instr> {
+    one(code).threads[0]
+        .code
+        .iter()
+        .map(|s| s.instr.clone())
+        .collect()
+}
+
+#[test]
+fn message_passing() {
+    let t = parse(MP).expect("parses");
+    assert_eq!(t.name, "MP-gpu");
+    assert_eq!(t.docs, ["Message passing"]);
+    assert_eq!(t.symbols.addrs, ["x", "y"]);
+    assert_eq!(
+        t.symbols.regs,
+        [vec![], vec!["r1".to_string(), "r2".to_string()]]
+    );
+    assert_eq!(
+        t.init_regs,
+        [(ThreadId(1), RegId(0), 0), (ThreadId(1), RegId(1), 0)]
+    );
+    assert_eq!(t.threads.len(), 2);
+    assert_eq!(
+        t.threads[1].placement,
+        Placement {
+            cta: 0,
+            cluster: 0,
+            gpu: 0
+        }
+    );
+    assert!(!t.threads[1].explicit_cluster);
+    assert_eq!(
+        t.threads[0].code[1].instr,
+        Instr::Store {
+            sem: Sem::Release,
+            scope: Some(Scope::Gpu),
+            proxy: Proxy::Generic,
+            space: StateSpace::Global,
+            access: Access::UNTYPED,
+            addr: AddrId(1),
+            src: vec![Operand::Imm(1)],
+        }
+    );
+    assert_eq!(t.threads[1].code[0].span, Span { line: 10, col: 27 });
+    assert_eq!(t.condition.quantifier, Quantifier::NotExists);
+    assert_eq!(
+        t.condition.prop,
+        Prop::And(
+            Box::new(Prop::Cmp(
+                CmpOp::Eq,
+                Term::Reg(ThreadId(1), RegId(0)),
+                Term::Const(1)
+            )),
+            Box::new(Prop::Cmp(
+                CmpOp::Ne,
+                Term::Reg(ThreadId(1), RegId(1)),
+                Term::Const(1)
+            )),
+        )
+    );
+}
+
+#[test]
+fn aliases_share_physical_locations() {
+    let t = parse(
+        "PTX a { x = 0; y @ generic aliases x; s @ surface aliases y; z = -0x10 }\n P0@cta 0,gpu 0 ;\n sust.weak s, 1 ;\n forall (z == -16)",
+    )
+    .expect("parses");
+    let a = &t.addresses;
+    assert_eq!(a[1].kind, AddrKind::GenericAlias(AddrId(0)));
+    assert_eq!((a[1].phys, a[1].vaddr), (PhysId(0), VAddrId(1)));
+    assert_eq!(a[2].kind, AddrKind::ProxyAlias(Proxy::Surface, AddrId(1)));
+    assert_eq!((a[2].phys, a[2].vaddr), (PhysId(0), VAddrId(1)));
+    assert_eq!((a[3].phys, a[3].vaddr), (PhysId(1), VAddrId(2)));
+    assert_eq!((t.n_phys, t.n_vaddr), (2, 3));
+    assert_eq!(t.init_mem, [0, -16]);
+}
+
+#[test]
+fn locations_are_created_on_first_use() {
+    let t = one("st.weak fresh, 1");
+    assert_eq!(t.symbols.addrs, ["x", "fresh"]);
+    assert_eq!(t.init_mem, [0, 0]);
+}
+
+#[test]
+fn clusters() {
+    let t =
+        parse("PTX c {}\n P0@cta 0,cluster 1,gpu 0 | P1@cta 1, cluster 1, gpu 0 ;\n exists 0==0")
+            .expect("parses");
+    assert!(t.threads[0].explicit_cluster);
+    assert_eq!(
+        t.threads[1].placement,
+        Placement {
+            cta: 1,
+            cluster: 1,
+            gpu: 0
+        }
+    );
+    assert_eq!(
+        err("PTX c {}\n P0@cta 0,cluster 1,gpu 0 | P1@cta 1,gpu 0 ;\n exists 0==0"),
+        "2:29: thread P0 names its cluster but thread P1 does not: either every thread names its cluster or none does"
+    );
+    assert_eq!(
+        err("PTX c {}\n P0@cta 0,cluster 1,gpu 0 | P1@cta 0,cluster 2,gpu 0 ;\n exists 0==0"),
+        "2:29: CTA 0 of gpu 0 is in cluster 1 for P0 but in cluster 2 for P1"
+    );
+}
+
+#[test]
+fn dialect_instructions() {
+    let i = instrs("ld r0, 1\nadd r2, r0, r1\natom.relaxed.gpu.cas r3, x, 0, 1\nred.acq_rel.sys.sub x, r3\nbar.cta.sync 1, r2, 3\nbar.cta.arrive 2\nfence.proxy.alias\ncold.weak r4, x");
+    assert_eq!(
+        i[0],
+        Instr::Mov {
+            dst: RegId(0),
+            src: Operand::Imm(1)
+        }
+    );
+    assert_eq!(
+        i[1],
+        Instr::Op {
+            op: BinOp::Add,
+            dst: RegId(1),
+            a: Operand::Reg(RegId(0)),
+            b: Operand::Reg(RegId(2))
+        }
+    );
+    assert!(matches!(
+        i[2],
+        Instr::Rmw {
+            op: RmwOp::Cas,
+            dst: Some(RegId(3)),
+            a: Operand::Imm(0),
+            b: Some(Operand::Imm(1)),
+            ..
+        }
+    ));
+    assert!(matches!(
+        i[3],
+        Instr::Rmw {
+            op: RmwOp::Sub,
+            sem: Sem::AcqRel,
+            scope: Scope::Sys,
+            dst: None,
+            ..
+        }
+    ));
+    assert_eq!(
+        i[4],
+        Instr::Barrier {
+            kind: BarrierKind::Sync,
+            instance: 1,
+            id: Operand::Reg(RegId(1)),
+            count: Some(Operand::Imm(3))
+        }
+    );
+    assert_eq!(
+        i[5],
+        Instr::Barrier {
+            kind: BarrierKind::Arrive,
+            instance: 2,
+            id: Operand::Imm(0),
+            count: None
+        }
+    );
+    assert_eq!(
+        i[6],
+        Instr::Fence {
+            kind: FenceKind::ProxyAlias,
+            scope: None
+        }
+    );
+    assert!(matches!(
+        i[7],
+        Instr::Load {
+            proxy: Proxy::Constant,
+            sem: Sem::Weak,
+            scope: None,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn ptx_instructions() {
+    let t = one(
+        "ld.global.relaxed.sys.u32 %r0, [x];\nst.release.gpu.b32 [flag], 1;\nst.global.u32 [y], %r0;\natom.sys.inc.u32 %r1, [x];\nred.sys.global.add.u32 [flag], 1;\nld.global.v2.u32 {%r2, r3}, [x];\nfence.sys;\nmembar.gl;\nbar.sync 1, 64;\nbarrier.cluster.arrive.release.aligned;\nmov.u32 %r4, 5;\nld.shared::cluster.acquire.cluster.u64 %r5, [x];",
+    );
+    let i: Vec<&Instr> = t.threads[0].code.iter().map(|s| &s.instr).collect();
+    assert_eq!(t.symbols.regs[0], ["r0", "r1", "r2", "r3", "r4", "r5"]);
+    assert!(matches!(
+        i[0],
+        Instr::Load {
+            sem: Sem::Relaxed,
+            scope: Some(Scope::Sys),
+            access: Access {
+                bytes: 4,
+                vector: 1
+            },
+            ..
+        }
+    ));
+    assert!(matches!(
+        i[2],
+        Instr::Store {
+            sem: Sem::Weak,
+            scope: None,
+            ..
+        }
+    ));
+    assert!(matches!(
+        i[3],
+        Instr::Rmw {
+            op: RmwOp::Inc,
+            sem: Sem::Relaxed,
+            scope: Scope::Sys,
+            a: Operand::Imm(4294967295),
+            ..
+        }
+    ));
+    assert!(matches!(
+        i[4],
+        Instr::Rmw {
+            dst: None,
+            scope: Scope::Sys,
+            ..
+        }
+    ));
+    let Instr::Load { dst, access, .. } = i[5] else {
+        panic!("{:?}", i[5])
+    };
+    assert_eq!((dst.len(), access.vector), (2, 2));
+    assert_eq!(
+        *i[6],
+        Instr::Fence {
+            kind: FenceKind::AcqRel,
+            scope: Some(Scope::Sys)
+        }
+    );
+    assert_eq!(
+        *i[7],
+        Instr::Fence {
+            kind: FenceKind::Sc,
+            scope: Some(Scope::Gpu)
+        }
+    );
+    assert_eq!(
+        *i[8],
+        Instr::Barrier {
+            kind: BarrierKind::Sync,
+            instance: 0,
+            id: Operand::Imm(1),
+            count: Some(Operand::Imm(64))
+        }
+    );
+    assert!(matches!(
+        i[9],
+        Instr::Barrier {
+            kind: BarrierKind::ClusterArrive,
+            ..
+        }
+    ));
+    assert_eq!(
+        *i[10],
+        Instr::Mov {
+            dst: RegId(4),
+            src: Operand::Imm(5)
+        }
+    );
+    assert!(matches!(
+        i[11],
+        Instr::Load {
+            space: StateSpace::SharedCluster,
+            sem: Sem::Acquire,
+            scope: Some(Scope::Cluster),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn condition_finds_percent_registers() {
+    let t = parse("PTX p {}\n P0@cta 0,gpu 0 ;\n ld.global.u32 %r0, [x]; ;\n exists (P0:r0 == 1 /\\ 0:%r0 = 1)")
+        .expect("parses");
+    assert_eq!(t.symbols.regs[0], ["r0"]);
+    let Prop::And(a, b) = &t.condition.prop else {
+        panic!()
+    };
+    assert_eq!(a, b);
+}
+
+#[test]
+fn unsupported_constructs_are_listed() {
+    let t = one("bar.red.popc.u32 %r1, 0, %p1\n@%p1 bra LC00\nst.weak [x+4], 1\nmbarrier.init.shared.b64 [bar], 2");
+    let names: Vec<(&str, u32)> = t
+        .unsupported
+        .iter()
+        .map(|u| (u.construct.as_str(), u.span.line))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("bar.red", 4),
+            ("predicated instruction", 5),
+            ("address offset", 6),
+            ("mbarrier.init", 7)
+        ]
+    );
+    assert_eq!(
+        t.threads[0].code[0].instr,
+        Instr::Unsupported("bar.red.popc.u32 %r1, 0, %p1".into())
+    );
+    assert_eq!(
+        t.threads[0].code[1].instr,
+        Instr::Unsupported("@%p1 bra LC00".into())
+    );
+    assert_eq!(
+        t.threads[0].code[2].instr,
+        Instr::Unsupported("st.weak [x + 4], 1".into())
+    );
+    // Nothing of an unsupported instruction is interned.
+    assert_eq!(t.symbols.addrs, ["x"]);
+    assert!(t.symbols.regs[0].is_empty());
+}
+
+#[test]
+fn labels_and_branches() {
+    let t = one("LC00:\nld.relaxed.gpu r0, x\nbne r0, 1, LC00\nLC01: goto LC01");
+    let i: Vec<&Instr> = t.threads[0].code.iter().map(|s| &s.instr).collect();
+    assert_eq!(*i[0], Instr::Label(LabelId(0)));
+    assert!(matches!(
+        i[2],
+        Instr::Branch {
+            cmp: CmpOp::Ne,
+            target: LabelId(0),
+            ..
+        }
+    ));
+    assert_eq!(*i[3], Instr::Label(LabelId(1)));
+    assert_eq!(*i[4], Instr::Goto(LabelId(1)));
+    assert_eq!(t.symbols.labels[0], ["LC00", "LC01"]);
+}
+
+#[test]
+fn missing_trailing_cells_are_empty() {
+    let t = parse("PTX m {}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n st.weak x, 1 ;\n | ld.weak r0, x ;\n exists 0==0")
+        .expect("parses");
+    let lens: Vec<usize> = t.threads.iter().map(|t| t.code.len()).collect();
+    assert_eq!(lens, [1, 1, 0]);
+}
+
+#[test]
+fn props_precedence_and_tail() {
+    let t = parse("PTX p {}\n P0@cta 0,gpu 0 ;\nlocations [x; P0:r0;]\nfilter ~x=1\nforall a = 1 \\/ b = 2 /\\ not c = 3")
+        .expect("parses");
+    assert_eq!(t.observed.len(), 2);
+    assert!(matches!(t.filter, Some(Prop::Not(_))));
+    let Prop::Or(_, r) = &t.condition.prop else {
+        panic!("{:?}", t.condition.prop)
+    };
+    let Prop::And(_, n) = &**r else { panic!() };
+    assert!(matches!(**n, Prop::Not(_)));
+}
+
+#[test]
+fn error_messages() {
+    let cases = [
+        ("", "1:1: empty input: expected a test header `PTX <name>`"),
+        ("X86 t {}", "1:1: expected `PTX` at the start of the test, found `X86`"),
+        ("PTX t \"doc\"", "1:12: expected `{` to open the initial state, found end of file"),
+        ("PTX t { x=0; y @ generic aliases z; }", "1:34: `y` aliases `z`, which is not declared before it in the initial state"),
+        ("PTX t { x=0; x=1; }", "1:14: location `x` is declared twice in the initial state"),
+        ("PTX t {}\n P0@cta 0,gpu 0 | P0@cta 0,gpu 0 ;", "2:19: duplicate thread header P0"),
+        ("PTX t {}\n P1@cta 0,gpu 0 ;", "2:2: expected thread header P0, found P1"),
+        ("PTX t {}\n P0 ;", "2:5: thread P0 needs a placement, as in `P0@cta 0,gpu 0`"),
+        ("PTX t {}\n P0@cta 0 ;", "2:11: thread P0 has no `gpu` id in its placement"),
+        ("PTX t {}\n P0@cta 0,gpu 0 ;\n foo.bar r0 ;", "3:2: unknown instruction `foo.bar`"),
+        ("PTX t {}\n P0@cta 0,gpu 0 ;\n st.weak x, 1\n ld.weak r0, x ;\nexists 0==0", "3:14: expected `;` after instruction, found `ld.weak`"),
+        ("PTX t {}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n | goto LC05 ;\nexists 0==0", "3:9: label `LC05` is not defined in thread P1"),
+        ("PTX t {}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\nexists (P3:r9 == 1)", "3:9: register `r9` used in condition for thread P3 but there are only 2 threads"),
+        ("PTX t {}\n P0@cta 0,gpu 0 ;\n st.weak x, 1 | st.weak y, 1 ;\nexists 0==0", "3:17: instruction in column 1 but there is only 1 thread"),
+        ("PTX t {}\n P0@cta 0,gpu 0 ;\n", "3:1: expected the final condition (`exists`, `~exists`, `not exists` or `forall`), found end of file"),
+        ("PTX t {}\n P0@cta 0,gpu 0 ;\nexists (x == 1", "3:15: expected `)` or a connective (`/\\`, `\\/`), found end of file"),
+        ("PTX t {}\n P0@cta 0,gpu 0 ;\nexists x == 1 y", "3:15: unexpected `y` after the final condition"),
+        ("PTX t { P2:r0=1; }\n P0@cta 0,gpu 0 ;\nexists 0==0", "1:9: register `r0` used in the initial state for thread P2 but there is only 1 thread"),
+        ("PTX t {}\n P0@cta 0,gpu 0 ;\n ld.weak r0, [%rd1] ;\nexists 0==0", "3:14: `%rd1` is a register, not a memory location"),
+        ("PTX t { x=1; }\n P0@cta 0,gpu 0 ;\n ld r0, x ;\nexists 0==0", "3:9: `ld` without semantics is a register move (`ld R, V`), but `x` is a location: write `ld.weak R, x` to load it"),
+        ("PTX t {}\n P0@cta 0,gpu 0 ;\n atom.relaxed.gpu.cas r0, x, 1 ;\nexists 0==0", "3:2: `atom.relaxed.gpu.cas` takes 4 operands, found 3"),
+        ("PTX t {}\n P0@cta 0,gpu 0 ;\n LC00: | ;\n LC00: ;\nexists 0==0", "4:2: label `LC00` is defined twice in thread P0"),
+        ("PTX t {}\n P0@cta 0,gpu 0 ;\n st.weak 1, x ;\nexists 0==0", "3:10: address of `st.weak` must be a location `x` or `[x]`, found `1`"),
+    ];
+    for (src, want) in cases {
+        assert_eq!(err(src), want, "for {src:?}");
+    }
+}
+
+#[test]
+fn deep_conditions_are_rejected_not_overflowing() {
+    let deep = format!(
+        "PTX t {{}}\n P0@cta 0,gpu 0 ;\nexists {}x == 1{}",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    assert!(err(&deep).contains("nested too deeply"));
+    let long = format!(
+        "PTX t {{}}\n P0@cta 0,gpu 0 ;\nexists x == 1{}",
+        " /\\ x == 1".repeat(100_000)
+    );
+    assert!(err(&long).contains("nested too deeply"));
+}
+
+#[test]
+fn proxy_instructions_and_fences() {
+    let i = instrs(
+        "suld.weak r0, x\nsust.weak x, 1\nsuatom.relaxed.gpu.add r1, x, 1\nsured.release.sys.max x, 2\ntld.weak r2, x\nld.proxy::readonly.u32 %r3, [x]\nfence.proxy.async::global\nfence.proxy.async.shared::cta\nfence.proxy.tensormap::generic.acquire.gpu [x], 128\nfence.proxy.tensormap::generic.release.sys",
+    );
+    assert!(matches!(
+        i[0],
+        Instr::Load {
+            proxy: Proxy::Surface,
+            ..
+        }
+    ));
+    assert!(matches!(
+        i[1],
+        Instr::Store {
+            proxy: Proxy::Surface,
+            ..
+        }
+    ));
+    assert!(matches!(
+        i[2],
+        Instr::Rmw {
+            proxy: Proxy::Surface,
+            dst: Some(_),
+            op: RmwOp::Add,
+            ..
+        }
+    ));
+    assert!(matches!(
+        i[3],
+        Instr::Rmw {
+            proxy: Proxy::Surface,
+            dst: None,
+            op: RmwOp::Max,
+            sem: Sem::Release,
+            ..
+        }
+    ));
+    assert!(matches!(
+        i[4],
+        Instr::Load {
+            proxy: Proxy::Texture,
+            ..
+        }
+    ));
+    assert!(matches!(
+        i[5],
+        Instr::Load {
+            proxy: Proxy::Readonly,
+            ..
+        }
+    ));
+    assert_eq!(
+        i[6],
+        Instr::Fence {
+            kind: FenceKind::ProxyAsync,
+            scope: None
+        }
+    );
+    assert_eq!(
+        i[7],
+        Instr::Fence {
+            kind: FenceKind::ProxyAsync,
+            scope: None
+        }
+    );
+    assert_eq!(
+        i[8],
+        Instr::Fence {
+            kind: FenceKind::ProxyTensormapAcquire,
+            scope: Some(Scope::Gpu)
+        }
+    );
+    assert_eq!(
+        i[9],
+        Instr::Fence {
+            kind: FenceKind::ProxyTensormapRelease,
+            scope: Some(Scope::Sys)
+        }
+    );
+}
+
+#[test]
+fn a_cell_may_end_with_its_own_semicolon() {
+    let t = parse("PTX s {}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.global.u32 [x], 1; | ld.global.u32 %r0, [x]; ;\n | fence.sc.gpu;\n exists 0==0")
+        .expect("parses");
+    let lens: Vec<usize> = t.threads.iter().map(|t| t.code.len()).collect();
+    assert_eq!(lens, [1, 2]);
+}

@@ -1,0 +1,344 @@
+//! One statement as text: the dialect's spelling where the dialect can say it,
+//! PTX spelling (`%r0`, `[x]`, `.b32`, `.v2`) for typed and vector accesses.
+
+use crate::ir::{
+    Access, BarrierKind, BinOp, CmpOp, FenceKind, Instr, LabelId, Operand, Proxy, RegId, RmwOp,
+    Scope, Sem, StateSpace, Test,
+};
+
+/// The (canonical, `%`-less) name of a register of thread `th`.
+pub(super) fn reg_name(t: &Test, th: usize, r: RegId) -> String {
+    t.symbols
+        .regs
+        .get(th)
+        .and_then(|regs| regs.get(r.index()))
+        .cloned()
+        .unwrap_or_else(|| format!("reg{}", r.index()))
+}
+
+fn label_name(t: &Test, th: usize, l: LabelId) -> String {
+    t.symbols
+        .labels
+        .get(th)
+        .and_then(|ls| ls.get(l.index()))
+        .cloned()
+        .unwrap_or_else(|| format!("label{}", l.index()))
+}
+
+fn scope_word(s: Scope) -> &'static str {
+    match s {
+        Scope::Cta => "cta",
+        Scope::Cluster => "cluster",
+        Scope::Gpu => "gpu",
+        Scope::Sys => "sys",
+    }
+}
+
+/// `.weak`, `.relaxed.gpu`, `.volatile`, `.mmio.relaxed.sys`, ...
+fn sem_mods(sem: Sem, scope: Option<Scope>) -> String {
+    let word = match sem {
+        Sem::Volatile => return ".volatile".into(),
+        Sem::Mmio => return ".mmio.relaxed.sys".into(),
+        Sem::Weak => "weak",
+        Sem::Relaxed => "relaxed",
+        Sem::Acquire => "acquire",
+        Sem::Release => "release",
+        Sem::AcqRel => "acq_rel",
+    };
+    match scope {
+        Some(s) => format!(".{word}.{}", scope_word(s)),
+        None => format!(".{word}"),
+    }
+}
+
+fn space_mod(space: StateSpace, ptx: bool) -> &'static str {
+    match space {
+        StateSpace::Global if ptx => ".global",
+        StateSpace::Global => "",
+        StateSpace::Shared => ".shared",
+        StateSpace::SharedCluster => ".shared::cluster",
+        StateSpace::Const => ".const",
+    }
+}
+
+/// `.proxy::NAME` for a proxy that the mnemonic does not imply.
+fn proxy_mod(p: Proxy) -> &'static str {
+    match p {
+        Proxy::Generic => "",
+        Proxy::Surface => ".proxy::surface",
+        Proxy::Texture => ".proxy::texture",
+        Proxy::Constant => ".proxy::constant",
+        Proxy::Async => ".proxy::async",
+        Proxy::Tensormap => ".proxy::tensormap",
+        Proxy::Readonly => ".proxy::readonly",
+    }
+}
+
+/// `.v2.b32` and friends; `arith` picks `.u32` over `.b32` (for `atom.add`).
+fn access_mods(a: Access, arith: bool) -> String {
+    let vec = if a.vector == 1 {
+        String::new()
+    } else {
+        format!(".v{}", a.vector)
+    };
+    let ty = match a.bytes {
+        0 => String::new(),
+        16 => ".b128".into(),
+        b if arith => format!(".u{}", u32::from(b) * 8),
+        b => format!(".b{}", u32::from(b) * 8),
+    };
+    vec + &ty
+}
+
+/// Spelling context of one statement.
+struct Ctx<'a> {
+    t: &'a Test,
+    th: usize,
+    /// PTX spelling: `%r0`, `[x]`.
+    ptx: bool,
+}
+
+impl Ctx<'_> {
+    fn reg(&self, r: RegId) -> String {
+        let name = reg_name(self.t, self.th, r);
+        if self.ptx {
+            format!("%{name}")
+        } else {
+            name
+        }
+    }
+
+    fn val(&self, v: Operand) -> String {
+        match v {
+            Operand::Imm(i) => i.to_string(),
+            Operand::Reg(r) => self.reg(r),
+        }
+    }
+
+    fn addr(&self, a: crate::ir::AddrId) -> String {
+        let name = super::addr(self.t, a);
+        if self.ptx {
+            format!("[{name}]")
+        } else {
+            name
+        }
+    }
+
+    /// One item, or a `{a, b}` vector when `vector > 1` (or the count is off).
+    fn list<T>(&self, items: &[T], vector: u8, f: impl Fn(&T) -> String) -> String {
+        if vector == 1 && items.len() == 1 {
+            f(&items[0])
+        } else {
+            let parts: Vec<String> = items.iter().map(f).collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+    }
+}
+
+/// One statement of thread `th`.
+pub(super) fn stmt(t: &Test, th: usize, i: &Instr) -> String {
+    let mut c = Ctx { t, th, ptx: false };
+    match i {
+        Instr::Load {
+            sem,
+            scope,
+            proxy,
+            space,
+            access,
+            dst,
+            addr,
+        } => {
+            c.ptx = access.bytes != 0 || access.vector != 1;
+            let (base, pmod) = match proxy {
+                Proxy::Texture => ("tld", ""),
+                Proxy::Surface => ("suld", ""),
+                Proxy::Constant if *space != StateSpace::Const => ("cold", ""),
+                Proxy::Constant | Proxy::Generic => ("ld", ""),
+                Proxy::Readonly => ("ld", ".nc"),
+                p => ("ld", proxy_mod(*p)),
+            };
+            format!(
+                "{base}{}{}{pmod}{} {}, {}",
+                sem_mods(*sem, *scope),
+                space_mod(*space, c.ptx),
+                access_mods(*access, false),
+                c.list(dst, access.vector, |r| c.reg(*r)),
+                c.addr(*addr)
+            )
+        }
+        Instr::Store {
+            sem,
+            scope,
+            proxy,
+            space,
+            access,
+            addr,
+            src,
+        } => {
+            c.ptx = access.bytes != 0 || access.vector != 1;
+            let (base, pmod) = match proxy {
+                Proxy::Surface => ("sust", ""),
+                p => ("st", proxy_mod(*p)),
+            };
+            format!(
+                "{base}{}{}{pmod}{} {}, {}",
+                sem_mods(*sem, *scope),
+                space_mod(*space, c.ptx),
+                access_mods(*access, false),
+                c.addr(*addr),
+                c.list(src, access.vector, |v| c.val(*v))
+            )
+        }
+        Instr::Rmw {
+            sem,
+            scope,
+            proxy,
+            space,
+            access,
+            op,
+            dst,
+            addr,
+            a,
+            b,
+        } => {
+            c.ptx = access.bytes != 0 || access.vector != 1;
+            let (base, pmod) = match (proxy, dst.is_some()) {
+                (Proxy::Surface, true) => ("suatom", ""),
+                (Proxy::Surface, false) => ("sured", ""),
+                (p, true) => ("atom", proxy_mod(*p)),
+                (p, false) => ("red", proxy_mod(*p)),
+            };
+            let (opw, arith) = rmw_word(*op);
+            let mut ops = Vec::with_capacity(4);
+            if let Some(d) = dst {
+                ops.push(c.reg(*d));
+            }
+            ops.push(c.addr(*addr));
+            ops.push(c.val(*a));
+            if let Some(b) = b {
+                ops.push(c.val(*b));
+            }
+            format!(
+                "{base}{}{}{pmod}.{opw}{} {}",
+                sem_mods(*sem, Some(*scope)),
+                space_mod(*space, c.ptx),
+                access_mods(*access, arith),
+                ops.join(", ")
+            )
+        }
+        Instr::Fence { kind, scope } => fence(*kind, *scope),
+        Instr::Barrier {
+            kind,
+            instance,
+            id,
+            count,
+        } => {
+            let word = match kind {
+                BarrierKind::ClusterArrive => return "barrier.cluster.arrive".into(),
+                BarrierKind::ClusterWait => return "barrier.cluster.wait".into(),
+                BarrierKind::Sync => "sync",
+                BarrierKind::Arrive => "arrive",
+                BarrierKind::Red => "red",
+            };
+            let mut s = format!("bar.cta.{word} {instance}");
+            if *id != Operand::Imm(0) || count.is_some() {
+                s += &format!(", {}", c.val(*id));
+            }
+            if let Some(n) = count {
+                s += &format!(", {}", c.val(*n));
+            }
+            s
+        }
+        Instr::Op { op, dst, a, b } => {
+            format!(
+                "{} {}, {}, {}",
+                binop_word(*op),
+                c.reg(*dst),
+                c.val(*a),
+                c.val(*b)
+            )
+        }
+        Instr::Mov { dst, src } => match src {
+            Operand::Imm(v) => format!("ld {}, {v}", c.reg(*dst)),
+            Operand::Reg(_) => format!("mov {}, {}", c.reg(*dst), c.val(*src)),
+        },
+        Instr::Label(l) => format!("{}:", label_name(t, th, *l)),
+        Instr::Goto(l) => format!("goto {}", label_name(t, th, *l)),
+        Instr::Branch { cmp, a, b, target } => format!(
+            "{} {}, {}, {}",
+            branch_word(*cmp),
+            c.val(*a),
+            c.val(*b),
+            label_name(t, th, *target)
+        ),
+        Instr::Unsupported(text) => text.clone(),
+    }
+}
+
+fn fence(kind: FenceKind, scope: Option<Scope>) -> String {
+    let base = match kind {
+        FenceKind::Sc => "fence.sc",
+        FenceKind::AcqRel => "fence.acq_rel",
+        FenceKind::Acquire => "fence.acquire",
+        FenceKind::Release => "fence.release",
+        FenceKind::ProxyAlias => "fence.proxy.alias",
+        FenceKind::ProxyAsync => "fence.proxy.async",
+        FenceKind::ProxyTensormapRelease => "fence.proxy.tensormap::generic.release",
+        FenceKind::ProxyTensormapAcquire => "fence.proxy.tensormap::generic.acquire",
+        FenceKind::ProxySurface => "fence.proxy.surface",
+        FenceKind::ProxyTexture => "fence.proxy.texture",
+        FenceKind::ProxyConstant => "fence.proxy.constant",
+        FenceKind::ProxyGeneric => "fence.proxy.generic",
+    };
+    match scope {
+        Some(s) => format!("{base}.{}", scope_word(s)),
+        None => base.to_string(),
+    }
+}
+
+/// The `.op` of `atom`/`red`, and whether it is arithmetic (typed `.uN`).
+fn rmw_word(op: RmwOp) -> (&'static str, bool) {
+    match op {
+        RmwOp::Add => ("add", true),
+        RmwOp::Sub => ("sub", true),
+        RmwOp::Mul => ("mul", true),
+        RmwOp::Div => ("div", true),
+        RmwOp::Inc => ("inc", true),
+        RmwOp::Dec => ("dec", true),
+        RmwOp::Min => ("min", true),
+        RmwOp::Max => ("max", true),
+        RmwOp::And => ("and", false),
+        RmwOp::Or => ("or", false),
+        RmwOp::Xor => ("xor", false),
+        RmwOp::Exch => ("exch", false),
+        RmwOp::Cas => ("cas", false),
+    }
+}
+
+fn binop_word(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mul => "mul",
+        BinOp::Div => "div",
+        BinOp::Rem => "rem",
+        BinOp::And => "and",
+        BinOp::Or => "or",
+        BinOp::Xor => "xor",
+        BinOp::Shl => "shl",
+        BinOp::Shr => "shr",
+        BinOp::Min => "min",
+        BinOp::Max => "max",
+    }
+}
+
+fn branch_word(cmp: CmpOp) -> &'static str {
+    match cmp {
+        CmpOp::Eq => "beq",
+        CmpOp::Ne => "bne",
+        CmpOp::Lt => "blt",
+        CmpOp::Gt => "bgt",
+        CmpOp::Le => "ble",
+        CmpOp::Ge => "bge",
+    }
+}

@@ -1,0 +1,180 @@
+//! The printer: IR back to litmus text that [`crate::parse`] reads back to the same IR.
+//!
+//! The layout is the corpus dialect's: header, one initial-state entry per line
+//! (every address, in [`AddrId`] order, so that ids survive the round trip), the
+//! thread table with padded columns (thread `i`'s `k`-th statement in row `k`),
+//! then `locations`, `filter` and the condition. Instructions the dialect can
+//! spell are printed in the dialect (`ld.acquire.gpu r1, y`); typed and vector
+//! accesses in PTX spelling (`ld.relaxed.sys.global.b32 %r0, [x]`).
+
+mod instr;
+
+use crate::ir::{AddrId, AddrKind, CmpOp, Prop, Quantifier, Term, Test};
+use std::fmt::Write;
+
+/// Prints a test.
+pub(crate) fn print(t: &Test) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "PTX {}", t.name);
+    for d in &t.docs {
+        let _ = writeln!(out, "\"{d}\"");
+    }
+    out.push_str("{\n");
+    for (i, a) in t.addresses.iter().enumerate() {
+        let name = addr(t, AddrId::new(i));
+        let _ = match a.kind {
+            AddrKind::Root => {
+                let v = t.init_mem.get(a.phys.index()).copied().unwrap_or(0);
+                writeln!(out, "{name}={v};")
+            }
+            AddrKind::GenericAlias(of) => {
+                writeln!(out, "{name} @ generic aliases {};", addr(t, of))
+            }
+            AddrKind::ProxyAlias(p, of) => writeln!(
+                out,
+                "{name} @ {} aliases {};",
+                crate::parser::proxy_word(p),
+                addr(t, of)
+            ),
+        };
+    }
+    for &(th, r, v) in &t.init_regs {
+        let _ = writeln!(
+            out,
+            "P{}:{}={v};",
+            th.index(),
+            instr::reg_name(t, th.index(), r)
+        );
+    }
+    out.push_str("}\n");
+    table(t, &mut out);
+    if !t.observed.is_empty() {
+        let terms: Vec<String> = t.observed.iter().map(|x| term(t, x)).collect();
+        let _ = writeln!(out, "locations [{};]", terms.join("; "));
+    }
+    if let Some(f) = &t.filter {
+        let _ = writeln!(out, "filter {}", top_prop(t, f));
+    }
+    let q = match t.condition.quantifier {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    };
+    let _ = writeln!(out, "{q} {}", top_prop(t, &t.condition.prop));
+    out
+}
+
+/// The thread header row and the instruction rows, columns padded to equal width.
+fn table(t: &Test, out: &mut String) {
+    let mut columns: Vec<Vec<String>> = Vec::with_capacity(t.threads.len());
+    for (i, th) in t.threads.iter().enumerate() {
+        let p = th.placement;
+        let mut col = Vec::with_capacity(th.code.len() + 1);
+        col.push(if th.explicit_cluster {
+            format!("P{i}@cta {},cluster {},gpu {}", p.cta, p.cluster, p.gpu)
+        } else {
+            format!("P{i}@cta {},gpu {}", p.cta, p.gpu)
+        });
+        col.extend(th.code.iter().map(|s| instr::stmt(t, i, &s.instr)));
+        columns.push(col);
+    }
+    let widths: Vec<usize> = columns
+        .iter()
+        .map(|c| c.iter().map(|s| s.chars().count()).max().unwrap_or(0))
+        .collect();
+    let rows = columns.iter().map(Vec::len).max().unwrap_or(1);
+    for row in 0..rows {
+        let mut line = String::new();
+        for (c, col) in columns.iter().enumerate() {
+            let cell = col.get(row).map_or("", String::as_str);
+            let sep = if c + 1 == columns.len() { ';' } else { '|' };
+            let pad = widths[c] - cell.chars().count();
+            let _ = write!(line, " {cell}{} {sep}", " ".repeat(pad));
+        }
+        if columns.is_empty() {
+            line.push_str(" ;");
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+}
+
+/// The name of an address (a placeholder if the IR is inconsistent).
+pub(super) fn addr(t: &Test, a: AddrId) -> String {
+    t.symbols
+        .addrs
+        .get(a.index())
+        .cloned()
+        .unwrap_or_else(|| format!("addr{}", a.index()))
+}
+
+fn term(t: &Test, x: &Term) -> String {
+    match *x {
+        Term::Const(c) => c.to_string(),
+        Term::Reg(th, r) => format!("P{}:{}", th.index(), instr::reg_name(t, th.index(), r)),
+        Term::Mem(a) => addr(t, a),
+    }
+}
+
+fn cmp(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "==",
+        CmpOp::Ne => "!=",
+        CmpOp::Lt => "<",
+        CmpOp::Le => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::Ge => ">=",
+    }
+}
+
+/// A proposition in parentheses, as the corpus writes conditions.
+fn top_prop(t: &Test, p: &Prop) -> String {
+    match p {
+        Prop::True | Prop::False | Prop::Not(_) => prop(t, p, Prec::Or),
+        _ => format!("({})", prop(t, p, Prec::Or)),
+    }
+}
+
+/// Binding strength of a context: what may appear without parentheses.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Prec {
+    /// Anything.
+    Or,
+    /// Conjunctions and tighter.
+    And,
+    /// Atoms and negations only.
+    Unary,
+}
+
+/// Prints `p` in a context of strength `ctx`; connectives associate to the left,
+/// so a right operand of equal strength gets parentheses.
+fn prop(t: &Test, p: &Prop, ctx: Prec) -> String {
+    let (s, own) = match p {
+        Prop::True => ("true".to_string(), Prec::Unary),
+        Prop::False => ("false".to_string(), Prec::Unary),
+        Prop::Cmp(op, a, b) => (
+            format!("{} {} {}", term(t, a), cmp(*op), term(t, b)),
+            Prec::Unary,
+        ),
+        Prop::Not(q) => {
+            let inner = match **q {
+                Prop::True | Prop::False | Prop::Not(_) => prop(t, q, Prec::Unary),
+                _ => format!("({})", prop(t, q, Prec::Or)),
+            };
+            (format!("~{inner}"), Prec::Unary)
+        }
+        Prop::And(a, b) => (
+            format!("{} /\\ {}", prop(t, a, Prec::And), prop(t, b, Prec::Unary)),
+            Prec::And,
+        ),
+        Prop::Or(a, b) => (
+            format!("{} \\/ {}", prop(t, a, Prec::Or), prop(t, b, Prec::And)),
+            Prec::Or,
+        ),
+    };
+    if own < ctx {
+        format!("({s})")
+    } else {
+        s
+    }
+}

@@ -1,0 +1,44 @@
+//! Command-line interface: flags, subcommands, exit codes (0 ok, 1 expectation
+//! mismatch, 2 bad usage or input).
+
+mod args;
+mod collect;
+mod expect;
+mod families;
+mod family_cmd;
+mod herd;
+mod json;
+mod parse_cmd;
+mod run_cmd;
+mod stats;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+pub use args::{Args, Command};
+
+/// Exit code for success.
+pub const EXIT_OK: u8 = 0;
+/// Exit code when results differ from expectations.
+pub const EXIT_MISMATCH: u8 = 1;
+/// Exit code for bad usage, unreadable files, or tests that failed to parse.
+pub const EXIT_ERROR: u8 = 2;
+
+/// Parses the command line and runs the subcommand.
+pub fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            // clap prints help/version to stdout with exit 0, errors to stderr with exit 2.
+            let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let code = match args.command {
+        Command::Parse(p) => parse_cmd::run(&p),
+        Command::Run(r) => run_cmd::run(&r),
+        Command::Family(f) => family_cmd::run(&f),
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,55 @@
+//! `ptxmc parse`: parse each test and print its IR back as litmus text.
+
+use super::args::ParseArgs;
+use super::collect::litmus_files;
+use super::{EXIT_ERROR, EXIT_OK};
+use std::path::Path;
+
+/// Reads a file as text; invalid UTF-8 is replaced so that the parser reports
+/// a positioned error instead of the reader failing.
+pub fn read_source(path: &Path) -> Result<String, String> {
+    std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map_err(|e| format!("{}: {}", path.display(), e))
+}
+
+/// Runs the subcommand; returns the exit code.
+pub fn run(args: &ParseArgs) -> u8 {
+    let files = match litmus_files(&args.paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let (mut parsed, mut failed) = (0usize, 0usize);
+    for file in &files {
+        let src = match read_source(file) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        match ptxmc_frontend::parse(&src) {
+            Ok(test) => {
+                parsed += 1;
+                if !args.quiet {
+                    println!("(* {} *)", file.display());
+                    println!("{}", ptxmc_frontend::print(&test));
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("{}", e.render(&file.display().to_string(), &src));
+            }
+        }
+    }
+    println!("parsed {parsed}, failed {failed}");
+    if failed == 0 {
+        EXIT_OK
+    } else {
+        EXIT_ERROR
+    }
+}
