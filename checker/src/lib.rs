@@ -9,8 +9,11 @@
 
 pub mod event;
 pub mod execution;
+pub mod explore;
+pub mod interp;
 pub mod model;
 pub mod relation;
 pub mod report;
 
+pub use explore::check;
 pub use report::{BlockReason, FinalState, Options, Report, Stats, Status, Strategy};

@@ -1,5 +1,6 @@
 //! `ptxmc family`: print or write benchmark families.
 
+use std::io::Write;
 use super::args::{FamilyArgs, ScopeArg};
 use super::families::{generate, FAMILIES};
 use super::{EXIT_ERROR, EXIT_OK};
@@ -12,9 +13,11 @@ fn parse_sizes(s: &str) -> Option<(usize, usize)> {
 
 /// Runs the subcommand; returns the exit code.
 pub fn run(args: &FamilyArgs) -> u8 {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
     if args.list || args.name.is_none() {
         for (name, doc, min) in FAMILIES {
-            println!("{name:<14} N >= {min}: {doc}");
+            let _ = writeln!(out, "{name:<14} N >= {min}: {doc}");
         }
         return EXIT_OK;
     }
@@ -63,7 +66,9 @@ pub fn run(args: &FamilyArgs) -> u8 {
                 continue;
             };
             match &args.out {
-                None => println!("{text}"),
+                None => {
+                    let _ = writeln!(out, "{text}");
+                }
                 Some(dir) => {
                     let path = dir.join(format!("{fam}-{n}.litmus"));
                     if let Err(e) = std::fs::write(&path, text) {

@@ -1,5 +1,6 @@
 //! `ptxmc parse`: parse each test and print its IR back as litmus text.
 
+use std::io::Write;
 use super::args::ParseArgs;
 use super::collect::litmus_files;
 use super::{EXIT_ERROR, EXIT_OK};
@@ -15,6 +16,8 @@ pub fn read_source(path: &Path) -> Result<String, String> {
 
 /// Runs the subcommand; returns the exit code.
 pub fn run(args: &ParseArgs) -> u8 {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
     let files = match litmus_files(&args.paths) {
         Ok(f) => f,
         Err(e) => {
@@ -36,8 +39,8 @@ pub fn run(args: &ParseArgs) -> u8 {
             Ok(test) => {
                 parsed += 1;
                 if !args.quiet {
-                    println!("(* {} *)", file.display());
-                    println!("{}", ptxmc_frontend::print(&test));
+                    let _ = writeln!(out, "(* {} *)", file.display());
+                    let _ = writeln!(out, "{}", ptxmc_frontend::print(&test));
                 }
             }
             Err(e) => {
@@ -46,7 +49,7 @@ pub fn run(args: &ParseArgs) -> u8 {
             }
         }
     }
-    println!("parsed {parsed}, failed {failed}");
+    let _ = writeln!(out, "parsed {parsed}, failed {failed}");
     if failed == 0 {
         EXIT_OK
     } else {

@@ -1,0 +1,307 @@
+//! The completion step every explorer shares: given a complete candidate
+//! (events with their values, reads-from, the orientation of coherence between
+//! morally strong writes, and how each thread ended), decide consistency over
+//! the existential choices (Fence-SC order, barrier arrival order) and fold the
+//! result into [`Outcomes`]. Sharing it is what makes explorers count and judge
+//! executions identically (`ARCHITECTURE.md`).
+
+use super::barrier::{self, BarrierSync, StuckWait};
+use super::outcome::{final_memories, Outcomes, Valuation};
+use crate::event::{Event, EventId, EventKind, Location};
+use crate::execution::Execution;
+use crate::model::{self, Relations};
+use crate::relation::BitMatrix;
+use crate::report::Status;
+use ptxmc_frontend::ir::{AddrId, AddrKind, PhysId, Proxy, Sem, Span, Test, VAddrId};
+use smallvec::SmallVec;
+use std::collections::BTreeSet;
+
+/// `fence.sc` events beyond which Fence-SC orders are not enumerated.
+const MAX_FENCES: usize = 8;
+
+/// How a thread ended in a candidate.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Ending {
+    /// It ran to its end.
+    Done,
+    /// A spin loop took its back edge at `at`; `iteration` holds the events of
+    /// that iteration.
+    Spin { iteration: Vec<EventId>, at: Span },
+    /// A loop exceeded the unroll bound at `at`.
+    Bound { at: Span },
+    /// It waits forever at this barrier (a wait with a thread count).
+    BarrierStop(EventId),
+}
+
+/// What [`finish`] decided.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Finish {
+    /// Consistent for some existential choice: folded into the outcomes.
+    Consistent,
+    /// Inconsistent for every choice, or impossible for its barriers (counted
+    /// in `stats.pruned`).
+    Inconsistent,
+    /// The exploration must stop (`Status::Limit` or `Status::Unsupported`).
+    Stop(Status),
+}
+
+/// The initial write of a physical location (8.2.6): no thread, weak, generic,
+/// through the first root name of the location.
+fn init_write(test: &Test, p: usize) -> Event {
+    let phys = PhysId::new(p);
+    let addr = test
+        .addresses
+        .iter()
+        .position(|a| a.phys == phys && matches!(a.kind, AddrKind::Root))
+        .or_else(|| test.addresses.iter().position(|a| a.phys == phys));
+    let (addr, vaddr) = match addr {
+        Some(i) => (AddrId::new(i), test.addresses[i].vaddr),
+        None => (AddrId::new(0), VAddrId::new(0)),
+    };
+    Event {
+        thread: None,
+        po_index: 0,
+        kind: EventKind::Write {
+            loc: Location { phys, vaddr, addr },
+            value: test.init_mem.get(p).copied().unwrap_or(0),
+            rmw: false,
+            init: true,
+        },
+        sem: Sem::Weak,
+        scope: None,
+        proxy: Proxy::Generic,
+        span: Span::default(),
+        instr: 0,
+        addr_deps: SmallVec::new(),
+        data_deps: SmallVec::new(),
+        ctrl_deps: SmallVec::new(),
+    }
+}
+
+/// An execution with only the initial writes (one per physical location, in
+/// `PhysId` order) and an empty event list per thread.
+pub(crate) fn empty_execution(test: &Test) -> Execution {
+    let n = test.n_phys as usize;
+    Execution {
+        events: (0..n).map(|p| init_write(test, p)).collect(),
+        threads: vec![Vec::new(); test.threads.len()],
+        placements: test.threads.iter().map(|t| t.placement).collect(),
+        rf: vec![None; n],
+        co: BitMatrix::new(n),
+        fence_sc: Vec::new(),
+        barrier_sync: Vec::new(),
+    }
+}
+
+/// Every order of `items`.
+fn permutations(items: &[EventId]) -> Vec<Vec<EventId>> {
+    if items.is_empty() {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let first = rest.remove(i);
+        for mut p in permutations(&rest) {
+            p.insert(0, first);
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The orders of the `fence.sc` events of `exec` worth trying: one per
+/// distinct orientation of its morally strong pairs (the only pairs the model
+/// reads). `None` when there are too many fences to enumerate.
+pub(crate) fn fence_sc_orders(exec: &Execution) -> Option<Vec<Vec<EventId>>> {
+    let fences: Vec<EventId> = exec
+        .ids()
+        .filter(|&e| exec.event(e).is_fence_sc())
+        .collect();
+    if fences.len() > MAX_FENCES {
+        return None;
+    }
+    let mut ms = Vec::new();
+    for (i, &a) in fences.iter().enumerate() {
+        for &b in &fences[i + 1..] {
+            if model::morally_strong(exec, a, b) {
+                ms.push((a, b));
+            }
+        }
+    }
+    let mut keys = BTreeSet::new();
+    let mut out = Vec::new();
+    for perm in permutations(&fences) {
+        let pos = |e: EventId| perm.iter().position(|&x| x == e);
+        let key: Vec<bool> = ms.iter().map(|&(a, b)| pos(a) < pos(b)).collect();
+        if keys.insert(key) {
+            out.push(perm);
+        }
+    }
+    Some(out)
+}
+
+/// Whether `ok` accepts `exec` with some Fence-SC order (left in
+/// `exec.fence_sc` when it does). With too many fences to enumerate, only the
+/// order of event ids is tried.
+pub(crate) fn exists_fence_sc_order(
+    exec: &mut Execution,
+    ok: &mut dyn FnMut(&Execution) -> bool,
+) -> bool {
+    let orders = fence_sc_orders(exec).unwrap_or_else(|| {
+        vec![exec
+            .ids()
+            .filter(|&e| exec.event(e).is_fence_sc())
+            .collect()]
+    });
+    for f in orders {
+        exec.fence_sc = f;
+        if ok(exec) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The relations of `exec` under the first consistent pair of existential
+/// choices (barrier synchronization, Fence-SC order), left in `exec`.
+pub(crate) fn exists_consistent(
+    exec: &mut Execution,
+    barriers: &[Vec<(EventId, EventId)>],
+    fences: &[Vec<EventId>],
+) -> Option<Relations> {
+    for b in barriers {
+        exec.barrier_sync.clone_from(b);
+        for f in fences {
+            exec.fence_sc.clone_from(f);
+            if let Ok(rel) = model::check(exec) {
+                return Some(rel);
+            }
+        }
+    }
+    None
+}
+
+/// Decides a complete candidate and folds it into `out`: a terminating
+/// execution gives its final states ([`final_memories`]); a blocked one counts
+/// in `stats.blocked` and may be a liveness violation ([`liveness`]).
+/// `regs` are the final register values of each thread.
+pub(crate) fn finish(
+    test: &Test,
+    mut exec: Execution,
+    endings: &[Ending],
+    regs: Vec<Vec<i64>>,
+    out: &mut Outcomes,
+) -> Finish {
+    let stopped: Vec<EventId> = endings
+        .iter()
+        .filter_map(|e| match e {
+            Ending::BarrierStop(b) => Some(*b),
+            _ => None,
+        })
+        .collect();
+    let (barriers, stuck) = match barrier::synchronization(&exec, &stopped) {
+        BarrierSync::Valid { choices, stuck } => (choices, stuck),
+        BarrierSync::Invalid => {
+            out.stats.pruned += 1;
+            return Finish::Inconsistent;
+        }
+        BarrierSync::Unsupported(m) => return Finish::Stop(Status::Unsupported(m)),
+        BarrierSync::TooMany => {
+            return Finish::Stop(Status::Limit("too many barrier arrival orders".into()))
+        }
+    };
+    let Some(fences) = fence_sc_orders(&exec) else {
+        return Finish::Stop(Status::Limit(format!(
+            "more than {MAX_FENCES} fence.sc events in one execution"
+        )));
+    };
+    let Some(rel) = exists_consistent(&mut exec, &barriers, &fences) else {
+        out.stats.pruned += 1;
+        return Finish::Inconsistent;
+    };
+    if endings.iter().all(|e| *e == Ending::Done) {
+        let mut recheck = |m: &BitMatrix| {
+            let mut e = exec.clone();
+            e.co = m.clone();
+            exists_consistent(&mut e, &barriers, &fences).is_some()
+        };
+        let mems = final_memories(test, &exec, &rel.co, &mut recheck);
+        let vals: Vec<Valuation> = mems
+            .into_iter()
+            .map(|mem| Valuation {
+                regs: regs.clone(),
+                mem,
+            })
+            .collect();
+        out.add_execution(test, &vals);
+    } else {
+        out.stats.blocked += 1;
+        liveness(test, &exec, endings, &stuck, &rel, out);
+    }
+    Finish::Consistent
+}
+
+/// A consistent blocked execution is a liveness violation when it is fair: no
+/// thread was cut by the loop bound, and every read of every blocked spin
+/// iteration reads a coherence-maximal write (nothing newer will ever become
+/// visible), so that nothing can release the blocked threads. A cut by the
+/// loop bound is recorded instead (`stats.bound_hits`).
+fn liveness(
+    _test: &Test,
+    exec: &Execution,
+    endings: &[Ending],
+    stuck: &[StuckWait],
+    rel: &Relations,
+    out: &mut Outcomes,
+) {
+    for (t, e) in endings.iter().enumerate() {
+        if let Ending::Bound { at } = e {
+            out.bound_hit(format!(
+                "P{t} was cut by the loop bound at {at}: verdicts are for the bounded program"
+            ));
+            return;
+        }
+    }
+    let mut spin_note = None;
+    for (t, e) in endings.iter().enumerate() {
+        let Ending::Spin { iteration, at } = e else {
+            continue;
+        };
+        let fair = iteration.iter().all(|&r| {
+            let Some(w) = exec.rf.get(r.index()).copied().flatten() else {
+                return true;
+            };
+            let phys = exec.event(w).loc().map(|l| l.phys);
+            !exec.ids().any(|w2| {
+                let e2 = exec.event(w2);
+                w2 != w
+                    && e2.is_write()
+                    && e2.loc().map(|l| l.phys) == phys
+                    && rel.co.contains(w, w2)
+            })
+        });
+        if !fair {
+            return;
+        }
+        spin_note.get_or_insert_with(|| {
+            format!("P{t} spins forever at {at} (fair: reads coherence-latest writes)")
+        });
+    }
+    let note = match stuck.first() {
+        Some(s) => {
+            let ev = exec.event(s.event);
+            let who = ev
+                .thread
+                .map_or("?".to_string(), |t| format!("P{}", t.index()));
+            Some(format!(
+                "{who} waits forever at barrier {} ({} of {} threads arrive)",
+                ev.span, s.arrivals, s.count
+            ))
+        }
+        None => spin_note,
+    };
+    if let Some(n) = note {
+        out.liveness_violation(n);
+    }
+}

@@ -1,0 +1,182 @@
+//! Explorers: enumerate the executions of a test and fold them into a
+//! [`Report`]. [`check`] is the entry point; it refuses tests with constructs
+//! the checker does not model (listing all of them), then runs the explorer
+//! [`Options::strategy`] names.
+//!
+//! - [`brute`]: the reference enumerator (every candidate, filtered by the model).
+//! - [`dpor`]: the DPOR explorer (each consistent graph once, built event by event).
+//! - Shared pieces: [`candidate`] (deciding a complete candidate over the
+//!   existential choices and folding it in), [`barrier`] (barrier
+//!   synchronization and blocking), [`outcome`] (final states, condition,
+//!   statistics), [`traces`] (symbolic paths of the reference enumerator).
+//!
+//! What counts as one execution, and which choices are existential, is in
+//! `docs/model-notes.md`: paths, reads-from and the orientation of coherence
+//! between morally strong writes; not the Fence-SC order or barrier arrival
+//! order.
+
+pub(crate) mod barrier;
+mod brute;
+pub(crate) mod candidate;
+mod domain;
+mod dpor;
+pub(crate) mod outcome;
+mod sym;
+mod traces;
+
+use crate::report::{Options, Report, Status, Strategy};
+use outcome::Outcomes;
+use ptxmc_frontend::ir::{Instr, PhysId, Test};
+use std::time::{Duration, Instant};
+
+/// The limits of one check ([`Options::max_executions`], [`Options::timeout`]).
+/// Explorers call [`Budget::tick`] often and [`Budget::check_executions`] after
+/// each candidate; both fail with the `Status::Limit` to report.
+#[derive(Clone, Debug)]
+pub(crate) struct Budget {
+    deadline: Option<Instant>,
+    timeout: Option<Duration>,
+    max_executions: Option<u64>,
+}
+
+impl Budget {
+    fn new(opts: &Options, start: Instant) -> Self {
+        Self {
+            deadline: opts.timeout.and_then(|t| start.checked_add(t)),
+            timeout: opts.timeout,
+            max_executions: opts.max_executions,
+        }
+    }
+
+    /// Fails once the time is up.
+    pub fn tick(&mut self, _out: &Outcomes) -> Result<(), Status> {
+        match (self.deadline, self.timeout) {
+            (Some(d), Some(t)) if Instant::now() >= d => Err(Status::Limit(format!(
+                "timeout after {:.3} s",
+                t.as_secs_f64()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Fails once `max_executions` terminating executions have been found (the
+    /// status says so even if the exploration happened to be complete).
+    pub fn check_executions(&mut self, out: &Outcomes) -> Result<(), Status> {
+        match self.max_executions {
+            Some(m) if out.stats.executions >= m => {
+                Err(Status::Limit(format!("stopped after {m} executions")))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Checks `test`: every execution the explorer finds, folded into a report.
+/// Never panics on a well-formed IR; limits reached end in `Status::Limit`.
+pub fn check(test: &Test, opts: &Options) -> Report {
+    check_pruning(test, opts, true)
+}
+
+/// [`check`], choosing whether the reference enumerator prunes partial graphs.
+pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report {
+    let start = Instant::now();
+    let mut out = Outcomes::new(test);
+    let status = match unsupported(test) {
+        Some(msg) => Status::Unsupported(msg),
+        None => {
+            let mut budget = Budget::new(opts, start);
+            match opts.strategy {
+                Strategy::Brute => brute::explore(test, opts, &mut budget, &mut out, prune),
+                Strategy::Dpor => explore_dpor(test, opts, &mut budget, &mut out),
+            }
+        }
+    };
+    out.into_report(test, status, start.elapsed())
+}
+
+/// Runs the DPOR explorer.
+fn explore_dpor(test: &Test, opts: &Options, budget: &mut Budget, out: &mut Outcomes) -> Status {
+    let codes: Result<Vec<crate::interp::ThreadCode>, String> = (0..test.threads.len())
+        .map(|t| crate::interp::ThreadCode::new(test, ptxmc_frontend::ir::ThreadId::new(t)))
+        .collect();
+    let codes = match codes {
+        Ok(c) => c,
+        Err(e) => return Status::Unsupported(e),
+    };
+    let writes = match domain::write_domain(test, &codes, opts.unroll) {
+        Ok(w) => w,
+        Err(domain::DomainTooLarge) => {
+            return Status::Limit(
+                "too many paths to compute the values each thread can write".into(),
+            )
+        }
+    };
+    dpor::Dpor::new(test, &codes, opts.unroll, &writes).run(out, budget)
+}
+
+/// What in `test` the checker does not model, as `"<construct> at L:C"` items
+/// (all of them), or `None`.
+fn unsupported(test: &Test) -> Option<String> {
+    let mut items: Vec<String> = test
+        .unsupported
+        .iter()
+        .map(|u| format!("{} at {}", u.construct, u.span))
+        .collect();
+    for th in &test.threads {
+        for s in &th.code {
+            if let Instr::Unsupported(what) = &s.instr {
+                let item = format!("{what} at {}", s.span);
+                if !items.contains(&item) {
+                    items.push(item);
+                }
+            }
+        }
+    }
+    items.extend(mixed_sizes(test));
+    if items.is_empty() {
+        None
+    } else {
+        Some(items.join(", "))
+    }
+}
+
+/// One `"mixed-size accesses to x at L:C"` per physical location accessed with
+/// more than one size (L:C: the first access whose size differs).
+fn mixed_sizes(test: &Test) -> Vec<String> {
+    let mut first: Vec<Option<u8>> = vec![None; test.n_phys as usize];
+    let mut out = Vec::new();
+    let mut reported: Vec<PhysId> = Vec::new();
+    for th in &test.threads {
+        for s in &th.code {
+            let (addr, access) = match &s.instr {
+                Instr::Load { addr, access, .. }
+                | Instr::Store { addr, access, .. }
+                | Instr::Rmw { addr, access, .. } => (*addr, *access),
+                _ => continue,
+            };
+            let Some(a) = test.addresses.get(addr.index()) else {
+                continue;
+            };
+            let Some(slot) = first.get_mut(a.phys.index()) else {
+                continue;
+            };
+            match *slot {
+                None => *slot = Some(access.bytes),
+                Some(b) if b != access.bytes && !reported.contains(&a.phys) => {
+                    reported.push(a.phys);
+                    let name = test
+                        .symbols
+                        .addrs
+                        .get(addr.index())
+                        .map_or("?", String::as_str);
+                    out.push(format!("mixed-size accesses to {name} at {}", s.span));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

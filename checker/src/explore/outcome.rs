@@ -1,0 +1,270 @@
+//! Folding explored executions into a [`Report`]: final states (with the
+//! coherence-last rule of `docs/model-notes.md`), the condition and filter,
+//! liveness, and statistics. Shared by the explorers.
+
+use crate::event::EventId;
+use crate::execution::Execution;
+use crate::relation::BitMatrix;
+use crate::report::{FinalState, Report, Stats, Status};
+use ptxmc_frontend::ir::{PhysId, Prop, Quantifier, Term, Test};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+/// The final values of one outcome: registers per thread, memory per physical location.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Valuation {
+    pub regs: Vec<Vec<i64>>,
+    pub mem: Vec<i64>,
+}
+
+impl Valuation {
+    fn term(&self, test: &Test, t: &Term) -> i64 {
+        match *t {
+            Term::Const(c) => c,
+            Term::Reg(th, r) => self
+                .regs
+                .get(th.index())
+                .and_then(|rs| rs.get(r.index()))
+                .copied()
+                .unwrap_or(0),
+            Term::Mem(a) => test
+                .addresses
+                .get(a.index())
+                .and_then(|ad| self.mem.get(ad.phys.index()))
+                .copied()
+                .unwrap_or(0),
+        }
+    }
+
+    fn holds(&self, test: &Test, p: &Prop) -> bool {
+        match p {
+            Prop::True => true,
+            Prop::False => false,
+            Prop::Cmp(c, a, b) => c.eval(self.term(test, a), self.term(test, b)),
+            Prop::Not(q) => !self.holds(test, q),
+            Prop::And(a, b) => self.holds(test, a) && self.holds(test, b),
+            Prop::Or(a, b) => self.holds(test, a) || self.holds(test, b),
+        }
+    }
+}
+
+fn prop_terms(p: &Prop, out: &mut Vec<Term>) {
+    match p {
+        Prop::True | Prop::False => {}
+        Prop::Cmp(_, a, b) => {
+            for t in [a, b] {
+                if !matches!(t, Term::Const(_)) && !out.contains(t) {
+                    out.push(*t);
+                }
+            }
+        }
+        Prop::Not(q) => prop_terms(q, out),
+        Prop::And(a, b) | Prop::Or(a, b) => {
+            prop_terms(a, out);
+            prop_terms(b, out);
+        }
+    }
+}
+
+/// The terms shown in final states: those of the condition, then the observed
+/// ones, in first-appearance order.
+pub(crate) fn state_terms(test: &Test) -> Vec<Term> {
+    let mut out = Vec::new();
+    prop_terms(&test.condition.prop, &mut out);
+    for t in &test.observed {
+        if !matches!(t, Term::Const(_)) && !out.contains(t) {
+            out.push(*t);
+        }
+    }
+    out
+}
+
+/// Physical locations whose final value some term (condition, observed, filter) reads.
+pub(crate) fn relevant_locations(test: &Test) -> Vec<PhysId> {
+    let mut terms = state_terms(test);
+    if let Some(f) = &test.filter {
+        prop_terms(f, &mut terms);
+    }
+    let mut out: Vec<PhysId> = Vec::new();
+    for t in terms {
+        if let Term::Mem(a) = t {
+            if let Some(ad) = test.addresses.get(a.index()) {
+                if !out.contains(&ad.phys) {
+                    out.push(ad.phys);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The possible final memories of a consistent execution whose final coherence
+/// order is `co`: for each relevant location, a write that can be
+/// coherence-last. A write W that is the only maximal one is last; when several
+/// writes are maximal, W is a candidate if the execution stays consistent after
+/// ordering every other write of the location before it (`consistent_with`
+/// receives the explorer's coherence edges plus those, for every location at
+/// once). Locations that are not relevant keep their initial value.
+pub(crate) fn final_memories(
+    test: &Test,
+    exec: &Execution,
+    co: &BitMatrix,
+    consistent_with: &mut dyn FnMut(&BitMatrix) -> bool,
+) -> Vec<Vec<i64>> {
+    let base: Vec<i64> = (0..test.n_phys as usize)
+        .map(|p| test.init_mem.get(p).copied().unwrap_or(0))
+        .collect();
+    let mut options: Vec<(PhysId, Vec<EventId>, Vec<EventId>)> = Vec::new();
+    for p in relevant_locations(test) {
+        let writes: Vec<EventId> = exec
+            .ids()
+            .filter(|&w| {
+                let e = exec.event(w);
+                e.is_write() && e.loc().is_some_and(|l| l.phys == p)
+            })
+            .collect();
+        let maximal: Vec<EventId> = writes
+            .iter()
+            .copied()
+            .filter(|&w| !writes.iter().any(|&w2| w2 != w && co.contains(w, w2)))
+            .collect();
+        if !maximal.is_empty() {
+            options.push((p, writes, maximal));
+        }
+    }
+    let mut out: Vec<Vec<i64>> = Vec::new();
+    let mut pick = vec![0usize; options.len()];
+    loop {
+        let mut mem = base.clone();
+        let mut extra: Option<BitMatrix> = None;
+        for (k, (p, writes, maximal)) in options.iter().enumerate() {
+            let last = maximal[pick[k]];
+            if let (Some(slot), Some(v)) = (mem.get_mut(p.index()), exec.event(last).value()) {
+                *slot = v;
+            }
+            if maximal.len() > 1 {
+                let m = extra.get_or_insert_with(|| exec.co.clone());
+                for &w in writes {
+                    if w != last {
+                        m.insert(w, last);
+                    }
+                }
+            }
+        }
+        let ok = match &extra {
+            None => true,
+            Some(m) => consistent_with(m),
+        };
+        if ok && !out.contains(&mem) {
+            out.push(mem);
+        }
+        // Next combination.
+        let mut k = 0;
+        loop {
+            if k == options.len() {
+                return out;
+            }
+            pick[k] += 1;
+            if pick[k] < options[k].2.len() {
+                break;
+            }
+            pick[k] = 0;
+            k += 1;
+        }
+    }
+}
+
+/// What the explorer has seen so far.
+#[derive(Clone, Debug)]
+pub(crate) struct Outcomes {
+    terms: Vec<Term>,
+    states: BTreeMap<FinalState, u64>,
+    positive: u64,
+    negative: u64,
+    liveness_violation: Option<String>,
+    bound_note: Option<String>,
+    /// Statistics (the explorer updates them directly).
+    pub stats: Stats,
+}
+
+impl Outcomes {
+    /// Nothing seen yet.
+    pub fn new(test: &Test) -> Self {
+        Self {
+            terms: state_terms(test),
+            states: BTreeMap::new(),
+            positive: 0,
+            negative: 0,
+            liveness_violation: None,
+            bound_note: None,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Adds one terminating, consistent execution with its possible final
+    /// valuations: each distinct final state that passes the filter is one
+    /// outcome, positive or negative for the condition.
+    pub fn add_execution(&mut self, test: &Test, valuations: &[Valuation]) {
+        self.stats.executions += 1;
+        let mut seen = BTreeSet::new();
+        for v in valuations {
+            if let Some(f) = &test.filter {
+                if !v.holds(test, f) {
+                    continue;
+                }
+            }
+            let state = FinalState(self.terms.iter().map(|t| v.term(test, t)).collect());
+            if !seen.insert(state.clone()) {
+                continue;
+            }
+            if v.holds(test, &test.condition.prop) {
+                self.positive += 1;
+            } else {
+                self.negative += 1;
+            }
+            *self.states.entry(state).or_insert(0) += 1;
+        }
+    }
+
+    /// Records a liveness violation (the first one is kept).
+    pub fn liveness_violation(&mut self, note: String) {
+        if self.liveness_violation.is_none() {
+            self.liveness_violation = Some(note);
+        }
+    }
+
+    /// Records an execution cut by the loop bound.
+    pub fn bound_hit(&mut self, note: String) {
+        self.stats.bound_hits += 1;
+        if self.bound_note.is_none() {
+            self.bound_note = Some(note);
+        }
+    }
+
+    /// The report.
+    pub fn into_report(self, test: &Test, status: Status, time: Duration) -> Report {
+        let condition_holds = match test.condition.quantifier {
+            Quantifier::Exists => self.positive > 0,
+            Quantifier::NotExists => self.positive == 0,
+            Quantifier::Forall => self.negative == 0,
+        };
+        let liveness_holds = self.liveness_violation.is_none();
+        let liveness_note = match (self.liveness_violation, self.bound_note) {
+            (Some(v), Some(b)) => Some(format!("{v}; {b}")),
+            (Some(v), None) => Some(v),
+            (None, b) => b,
+        };
+        Report {
+            status,
+            state_terms: self.terms,
+            states: self.states.into_iter().collect(),
+            positive: self.positive,
+            negative: self.negative,
+            condition_holds,
+            liveness_holds,
+            liveness_note,
+            stats: self.stats,
+            time,
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Every path of one thread, with symbolic values (herd-style): reads are
+//! variables, branches the values do not decide fork with a constraint, and
+//! a thread may stop forever at a barrier wait that has a thread count.
+
+use super::sym::Sym;
+use crate::event::{Event, EventId, EventKind};
+use crate::interp::{Next, ThreadCode, ThreadState};
+use crate::report::BlockReason;
+use ptxmc_frontend::ir::{BarrierKind, CmpOp, Span, Test};
+
+/// A branch outcome a path assumes: `cmp(a, b) == holds`.
+#[derive(Clone, Debug)]
+pub(crate) struct Constraint {
+    pub cmp: CmpOp,
+    pub a: Sym,
+    pub b: Sym,
+    pub holds: bool,
+}
+
+/// How a path ends.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) enum TraceEnd {
+    /// The thread ran to its end.
+    Done,
+    /// A spin loop took its back edge at `at`; `iteration` holds the
+    /// program-order indices of the events of that iteration.
+    Spin { iteration: Vec<u32>, at: Span },
+    /// A loop exceeded the unroll bound at `at`.
+    Bound { at: Span },
+    /// The thread waits forever at its last event, a barrier with a count.
+    BarrierStop,
+}
+
+/// One path of one thread. Event ids inside (dependencies) are program-order
+/// indices of the thread; the explorer renumbers them.
+#[derive(Clone, Debug)]
+pub(crate) struct Trace {
+    /// The events, in program order (read values 0; write values 0 unless constant).
+    pub events: Vec<Event>,
+    /// The value each write writes.
+    pub write_values: Vec<Option<Sym>>,
+    /// The runtime id and count of each barrier.
+    pub barriers: Vec<Option<(Sym, Option<Sym>)>>,
+    /// Branch outcomes the path assumes.
+    pub constraints: Vec<Constraint>,
+    /// How it ends.
+    pub end: TraceEnd,
+    /// Final register values.
+    pub regs: Vec<Sym>,
+}
+
+/// Events one path may have (a safety net: every loop is bounded).
+const MAX_EVENTS: usize = 100_000;
+
+/// Too many paths in one thread, or a path too long.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct TooManyPaths;
+
+/// Every path of the thread of `code`, at most `max` of them (each of at most
+/// `MAX_EVENTS` events).
+pub(crate) fn enumerate(
+    code: &ThreadCode,
+    test: &Test,
+    unroll: u32,
+    max: usize,
+) -> Result<Vec<Trace>, TooManyPaths> {
+    let start = Trace {
+        events: Vec::new(),
+        write_values: Vec::new(),
+        barriers: Vec::new(),
+        constraints: Vec::new(),
+        end: TraceEnd::Done,
+        regs: Vec::new(),
+    };
+    let mut stack = vec![(ThreadState::<Sym>::new(code, test, unroll), start)];
+    let mut out = Vec::new();
+    while let Some((mut st, mut tr)) = stack.pop() {
+        loop {
+            match st.next(code) {
+                Next::Event(ev) => {
+                    let po = st.po_index();
+                    let write = st.pending_write_value().cloned();
+                    let barrier = st.pending_barrier().map(|(id, c)| (id.clone(), c.cloned()));
+                    let can_stop = matches!(
+                        ev.kind,
+                        EventKind::Barrier {
+                            kind: BarrierKind::Sync | BarrierKind::Red | BarrierKind::ClusterWait,
+                            ..
+                        }
+                    ) && barrier.as_ref().is_some_and(|(_, c)| c.is_some());
+                    let is_read = ev.is_read();
+                    if tr.events.len() >= MAX_EVENTS {
+                        return Err(TooManyPaths);
+                    }
+                    tr.events.push(ev);
+                    tr.write_values.push(write);
+                    tr.barriers.push(barrier);
+                    if can_stop {
+                        let mut stopped = tr.clone();
+                        stopped.end = TraceEnd::BarrierStop;
+                        stopped.regs = st.regs().to_vec();
+                        push(&mut out, stopped, max)?;
+                    }
+                    let value = is_read.then(|| Sym::read(po));
+                    st.commit(EventId::new(po as usize), value);
+                }
+                Next::Branch(c) => {
+                    let mut other = (st.clone(), tr.clone());
+                    other.0.decide(code, false);
+                    other.1.constraints.push(Constraint {
+                        cmp: c.cmp,
+                        a: c.a.clone(),
+                        b: c.b.clone(),
+                        holds: false,
+                    });
+                    stack.push(other);
+                    st.decide(code, true);
+                    tr.constraints.push(Constraint {
+                        cmp: c.cmp,
+                        a: c.a,
+                        b: c.b,
+                        holds: true,
+                    });
+                }
+                Next::Done => {
+                    tr.end = TraceEnd::Done;
+                    break;
+                }
+                Next::Blocked(why) => {
+                    let at = st.blocked_at(code).unwrap_or_default();
+                    tr.end = match why {
+                        BlockReason::Spin => TraceEnd::Spin {
+                            iteration: st.spin_iteration().iter().map(|e| e.0).collect(),
+                            at,
+                        },
+                        _ => TraceEnd::Bound { at },
+                    };
+                    break;
+                }
+            }
+        }
+        tr.regs = st.regs().to_vec();
+        push(&mut out, tr, max)?;
+    }
+    Ok(out)
+}
+
+fn push(out: &mut Vec<Trace>, t: Trace, max: usize) -> Result<(), TooManyPaths> {
+    if out.len() >= max {
+        return Err(TooManyPaths);
+    }
+    out.push(t);
+    Ok(())
+}

@@ -1,0 +1,640 @@
+//! The running state of one thread and its step function.
+
+use super::{Next, ThreadCode, Value};
+use crate::event::{Event, EventId, EventKind, Location};
+use crate::report::BlockReason;
+use ptxmc_frontend::ir::{
+    AddrId, BarrierKind, CmpOp, FenceKind, Instr, Operand, Proxy, RegId, RmwOp, Scope, Sem, Span,
+    Test, ThreadId,
+};
+use smallvec::SmallVec;
+
+/// A set of read events (sorted, without repeats): where a value came from.
+pub type Deps = SmallVec<[EventId; 2]>;
+
+/// Local steps (register operations, jumps) one call of [`ThreadState::next`]
+/// may take before the thread is cut as [`BlockReason::Bound`]: a safety net,
+/// since every loop is already bounded.
+const MAX_LOCAL_STEPS: u32 = 1 << 20;
+
+/// A branch the values did not decide: `if a cmp b goto ...`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct BranchCond<V> {
+    /// The comparison.
+    pub cmp: CmpOp,
+    /// Left value.
+    pub a: V,
+    /// Right value.
+    pub b: V,
+    /// Where the branch is.
+    pub span: Span,
+}
+
+/// What committing the pending event does to the state.
+#[derive(Clone, Debug)]
+enum Effect<V> {
+    /// A read into `dst` (if any); for an RMW, the plan of its write half.
+    Read {
+        dst: Option<RegId>,
+        rmw: Option<RmwPlan<V>>,
+    },
+    /// A write of `value`.
+    Write { value: V },
+    /// A fence.
+    Fence,
+    /// A barrier with its runtime id and count.
+    Barrier { id: V, count: Option<V> },
+}
+
+/// The write half of an RMW, computed when its read half commits.
+#[derive(Clone, Debug)]
+struct RmwPlan<V> {
+    op: RmwOp,
+    a: V,
+    b: V,
+    deps: Deps,
+}
+
+#[derive(Clone, Debug)]
+struct Pending<V> {
+    event: Event,
+    effect: Effect<V>,
+    /// Whether this is the last event of its instruction.
+    last: bool,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+enum Run {
+    Running,
+    Done,
+    Blocked(BlockReason),
+}
+
+/// The state of one running thread: program counter, registers with the reads
+/// each value depends on, the control dependencies so far, loop counters and
+/// the events committed so far.
+#[derive(Clone, Debug)]
+pub struct ThreadState<V> {
+    thread: ThreadId,
+    unroll: u32,
+    pc: usize,
+    /// The position executed just before `pc` (to tell a loop entry from a back edge).
+    came_from: Option<usize>,
+    /// Index of the next event within the current memory instruction.
+    sub: usize,
+    // invariant: regs.len() == deps.len() == code.n_regs() of the code it was built for.
+    regs: Vec<V>,
+    deps: Vec<Deps>,
+    ctrl: Deps,
+    loop_count: Vec<u32>,
+    /// `events.len()` when each loop's head was last reached.
+    loop_entry: Vec<usize>,
+    events: Vec<EventId>,
+    pending: Option<Pending<V>>,
+    rmw_write: Option<(V, Deps)>,
+    undecided: Option<(BranchCond<V>, usize)>,
+    run: Run,
+    blocked_at: Option<usize>,
+    spin_loop: Option<usize>,
+}
+
+fn union_into(into: &mut Deps, from: &[EventId]) {
+    for &e in from {
+        if let Err(i) = into.binary_search(&e) {
+            into.insert(i, e);
+        }
+    }
+}
+
+impl<V: Value> ThreadState<V> {
+    /// The initial state of `code`'s thread: registers from `test.init_regs`
+    /// (others 0), no dependencies. Loops other than spin loops may jump back
+    /// `unroll` times before the thread is cut.
+    pub fn new(code: &ThreadCode, test: &Test, unroll: u32) -> Self {
+        let n = code.n_regs();
+        let mut regs = vec![V::constant(0); n];
+        for &(t, r, v) in &test.init_regs {
+            if t == code.thread() {
+                if let Some(slot) = regs.get_mut(r.index()) {
+                    *slot = V::constant(v);
+                }
+            }
+        }
+        let nl = code.loops().len();
+        ThreadState {
+            thread: code.thread(),
+            unroll,
+            pc: 0,
+            came_from: None,
+            sub: 0,
+            regs,
+            deps: vec![Deps::new(); n],
+            ctrl: Deps::new(),
+            loop_count: vec![0; nl],
+            loop_entry: vec![0; nl],
+            events: Vec::new(),
+            pending: None,
+            rmw_write: None,
+            undecided: None,
+            run: Run::Running,
+            blocked_at: None,
+            spin_loop: None,
+        }
+    }
+
+    /// The thread.
+    pub fn thread(&self) -> ThreadId {
+        self.thread
+    }
+
+    /// The register values.
+    pub fn regs(&self) -> &[V] {
+        &self.regs
+    }
+
+    /// The reads a register's value depends on.
+    pub fn reg_deps(&self, r: RegId) -> &[EventId] {
+        self.deps.get(r.index()).map_or(&[], |d| d.as_slice())
+    }
+
+    /// The reads that decided a branch so far (control dependencies).
+    pub fn ctrl_deps(&self) -> &[EventId] {
+        &self.ctrl
+    }
+
+    /// The ids of the events committed so far, in program order.
+    pub fn events(&self) -> &[EventId] {
+        &self.events
+    }
+
+    /// The program-order index the next event will have.
+    pub fn po_index(&self) -> u32 {
+        self.events.len() as u32
+    }
+
+    /// The value the pending write will write (symbolic values: the event holds 0
+    /// unless it is a constant).
+    pub fn pending_write_value(&self) -> Option<&V> {
+        match &self.pending {
+            Some(Pending {
+                effect: Effect::Write { value },
+                ..
+            }) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// The runtime id and count of the pending barrier.
+    pub fn pending_barrier(&self) -> Option<(&V, Option<&V>)> {
+        match &self.pending {
+            Some(Pending {
+                effect: Effect::Barrier { id, count },
+                ..
+            }) => Some((id, count.as_ref())),
+            _ => None,
+        }
+    }
+
+    /// Whether the thread ran to its end.
+    pub fn is_done(&self) -> bool {
+        self.run == Run::Done
+    }
+
+    /// Why the thread is blocked, if it is.
+    pub fn blocked(&self) -> Option<BlockReason> {
+        match &self.run {
+            Run::Blocked(r) => Some(r.clone()),
+            _ => None,
+        }
+    }
+
+    /// Where the thread blocked (the backward jump of the loop).
+    pub fn blocked_at(&self, code: &ThreadCode) -> Option<Span> {
+        self.blocked_at
+            .and_then(|p| code.stmts().get(p))
+            .map(|s| s.span)
+    }
+
+    /// The events of the iteration of the spin loop the thread blocked in: those
+    /// committed since it last reached the loop's head. Empty unless blocked by
+    /// [`BlockReason::Spin`].
+    pub fn spin_iteration(&self) -> &[EventId] {
+        match self.spin_loop.and_then(|l| self.loop_entry.get(l)) {
+            Some(&from) => self.events.get(from..).unwrap_or(&[]),
+            None => &[],
+        }
+    }
+
+    fn operand(&self, o: Operand) -> (V, Deps) {
+        match o {
+            Operand::Imm(v) => (V::constant(v), Deps::new()),
+            Operand::Reg(r) => (
+                self.regs
+                    .get(r.index())
+                    .cloned()
+                    .unwrap_or_else(|| V::constant(0)),
+                self.deps.get(r.index()).cloned().unwrap_or_default(),
+            ),
+        }
+    }
+
+    fn set_reg(&mut self, r: RegId, v: V, d: Deps) {
+        if let (Some(slot), Some(ds)) = (self.regs.get_mut(r.index()), self.deps.get_mut(r.index()))
+        {
+            *slot = v;
+            *ds = d;
+        }
+    }
+
+    fn block(&mut self, why: BlockReason, at: usize) {
+        self.run = Run::Blocked(why);
+        self.blocked_at = Some(at);
+    }
+
+    /// Moves to position `to` from the current one, which was executed.
+    fn step_to(&mut self, to: usize) {
+        self.came_from = Some(self.pc);
+        self.pc = to;
+    }
+
+    /// Jumps from the current position to `to`, counting back edges.
+    fn jump(&mut self, code: &ThreadCode, to: usize) {
+        let from = self.pc;
+        if to <= from {
+            if let Some(l) = code.back_edge_at(from) {
+                let spin = code.loops().get(l).is_some_and(|lp| lp.spin);
+                if spin {
+                    self.spin_loop = Some(l);
+                    self.block(BlockReason::Spin, from);
+                    return;
+                }
+                if let Some(c) = self.loop_count.get_mut(l) {
+                    *c += 1;
+                    if *c > self.unroll {
+                        self.block(BlockReason::Bound, from);
+                        return;
+                    }
+                }
+            }
+        }
+        self.step_to(to);
+    }
+
+    /// Reaching a label: entering a loop from outside resets its counter; every
+    /// pass starts a new iteration.
+    fn reach_label(&mut self, code: &ThreadCode) {
+        let here = self.pc;
+        for &l in code.loops_headed_at(here) {
+            let Some(lp) = code.loops().get(l) else {
+                continue;
+            };
+            let from_inside = self.came_from.is_some_and(|p| lp.contains(p));
+            if !from_inside {
+                if let Some(c) = self.loop_count.get_mut(l) {
+                    *c = 0;
+                }
+            }
+            if let Some(e) = self.loop_entry.get_mut(l) {
+                *e = self.events.len();
+            }
+        }
+    }
+
+    /// Runs local instructions until the next event, the end, a block, or (with
+    /// symbolic values) an undecided branch. See the module documentation.
+    pub fn next(&mut self, code: &ThreadCode) -> Next<V> {
+        let mut steps = 0u32;
+        loop {
+            if let Some(p) = &self.pending {
+                return Next::Event(p.event.clone());
+            }
+            if let Some((c, _)) = &self.undecided {
+                return Next::Branch(c.clone());
+            }
+            match &self.run {
+                Run::Done => return Next::Done,
+                Run::Blocked(r) => return Next::Blocked(r.clone()),
+                Run::Running => {}
+            }
+            if let Some((v, d)) = self.rmw_write.take() {
+                self.pending = Some(self.rmw_write_event(code, v, d));
+                continue;
+            }
+            let Some(stmt) = code.stmts().get(self.pc) else {
+                self.run = Run::Done;
+                return Next::Done;
+            };
+            steps += 1;
+            if steps > MAX_LOCAL_STEPS {
+                self.block(BlockReason::Bound, self.pc);
+                continue;
+            }
+            let span = stmt.span;
+            match &stmt.instr {
+                Instr::Label(_) => {
+                    self.reach_label(code);
+                    self.step_to(self.pc + 1);
+                }
+                Instr::Goto(l) => match code.label(*l) {
+                    Some(to) => self.jump(code, to),
+                    None => self.step_to(self.pc + 1),
+                },
+                Instr::Branch { cmp, a, b, target } => {
+                    let (va, da) = self.operand(*a);
+                    let (vb, db) = self.operand(*b);
+                    union_into(&mut self.ctrl, &da);
+                    union_into(&mut self.ctrl, &db);
+                    let Some(to) = code.label(*target) else {
+                        self.step_to(self.pc + 1);
+                        continue;
+                    };
+                    match V::compare(*cmp, &va, &vb) {
+                        Some(true) => self.jump(code, to),
+                        Some(false) => self.step_to(self.pc + 1),
+                        None => {
+                            let c = BranchCond {
+                                cmp: *cmp,
+                                a: va,
+                                b: vb,
+                                span,
+                            };
+                            self.undecided = Some((c, to));
+                        }
+                    }
+                }
+                Instr::Op { op, dst, a, b } => {
+                    let (va, mut da) = self.operand(*a);
+                    let (vb, db) = self.operand(*b);
+                    union_into(&mut da, &db);
+                    self.set_reg(*dst, V::binop(*op, &va, &vb), da);
+                    self.step_to(self.pc + 1);
+                }
+                Instr::Mov { dst, src } => {
+                    let (v, d) = self.operand(*src);
+                    self.set_reg(*dst, v, d);
+                    self.step_to(self.pc + 1);
+                }
+                Instr::Unsupported(_) => {
+                    // Never reached: ThreadCode::new rejects such code.
+                    self.run = Run::Done;
+                }
+                _ => match self.memory_event(code) {
+                    Some(p) => self.pending = Some(p),
+                    None => {
+                        // An access with no elements: no event.
+                        self.sub = 0;
+                        self.step_to(self.pc + 1);
+                    }
+                },
+            }
+        }
+    }
+
+    /// Decides the branch [`Next::Branch`] returned: `taken` jumps to its target.
+    pub fn decide(&mut self, code: &ThreadCode, taken: bool) {
+        if let Some((_, to)) = self.undecided.take() {
+            if taken {
+                self.jump(code, to);
+            } else {
+                self.step_to(self.pc + 1);
+            }
+        }
+    }
+
+    /// Commits the pending event under id `id`. For a read, `read_value` is the
+    /// value read (0 when `None`); it goes to the destination register with
+    /// dependency `{id}`. Does nothing when no event is pending.
+    pub fn commit(&mut self, id: EventId, read_value: Option<V>) {
+        let Some(p) = self.pending.take() else {
+            return;
+        };
+        self.events.push(id);
+        match p.effect {
+            Effect::Read { dst, rmw } => {
+                let v = read_value.unwrap_or_else(|| V::constant(0));
+                if let Some(plan) = rmw {
+                    let w = V::rmw(plan.op, &v, &plan.a, &plan.b);
+                    let mut d = plan.deps;
+                    union_into(&mut d, &[id]);
+                    self.rmw_write = Some((w, d));
+                }
+                if let Some(r) = dst {
+                    let mut d = Deps::new();
+                    d.push(id);
+                    self.set_reg(r, v, d);
+                }
+            }
+            Effect::Write { .. } | Effect::Fence | Effect::Barrier { .. } => {}
+        }
+        if p.last {
+            self.sub = 0;
+            self.step_to(self.pc + 1);
+        } else {
+            self.sub += 1;
+        }
+    }
+
+    fn base_event(&self, code: &ThreadCode, kind: EventKind) -> Event {
+        let stmt = code.stmts().get(self.pc);
+        Event {
+            thread: Some(self.thread),
+            po_index: self.po_index(),
+            kind,
+            sem: Sem::Weak,
+            scope: None,
+            proxy: Proxy::Generic,
+            span: stmt.map(|s| s.span).unwrap_or_default(),
+            instr: self.pc as u32,
+            addr_deps: SmallVec::new(),
+            data_deps: SmallVec::new(),
+            ctrl_deps: self.ctrl.clone(),
+        }
+    }
+
+    fn location(code: &ThreadCode, addr: AddrId) -> Location {
+        let a = code.addresses().get(addr.index());
+        Location {
+            phys: a.map_or(ptxmc_frontend::ir::PhysId(0), |a| a.phys),
+            vaddr: a.map_or(ptxmc_frontend::ir::VAddrId(0), |a| a.vaddr),
+            addr,
+        }
+    }
+
+    fn rmw_write_event(&self, code: &ThreadCode, value: V, deps: Deps) -> Pending<V> {
+        let (loc, sem, scope, proxy) = match code.stmts().get(self.pc).map(|s| &s.instr) {
+            Some(Instr::Rmw {
+                sem,
+                scope,
+                proxy,
+                addr,
+                ..
+            }) => (Self::location(code, *addr), *sem, Some(*scope), *proxy),
+            _ => (
+                Self::location(code, AddrId(0)),
+                Sem::Weak,
+                None,
+                Proxy::Generic,
+            ),
+        };
+        let mut e = self.base_event(
+            code,
+            EventKind::Write {
+                loc,
+                value: value.as_constant().unwrap_or(0),
+                rmw: true,
+                init: false,
+            },
+        );
+        e.sem = sem;
+        e.scope = scope;
+        e.proxy = proxy;
+        e.data_deps = deps;
+        Pending {
+            event: e,
+            effect: Effect::Write { value },
+            last: true,
+        }
+    }
+
+    /// The event of element `self.sub` of the memory, fence or barrier
+    /// instruction at `pc`; `None` when the access has no such element.
+    fn memory_event(&self, code: &ThreadCode) -> Option<Pending<V>> {
+        let instr = &code.stmts().get(self.pc)?.instr;
+        match instr {
+            Instr::Load {
+                sem,
+                scope,
+                proxy,
+                dst,
+                addr,
+                ..
+            } => {
+                let &r = dst.get(self.sub)?;
+                let kind = EventKind::Read {
+                    loc: Self::location(code, *addr),
+                    value: 0,
+                    rmw: false,
+                    red: false,
+                };
+                let mut e = self.base_event(code, kind);
+                (e.sem, e.scope, e.proxy) = (*sem, *scope, *proxy);
+                Some(Pending {
+                    event: e,
+                    effect: Effect::Read {
+                        dst: Some(r),
+                        rmw: None,
+                    },
+                    last: self.sub + 1 >= dst.len(),
+                })
+            }
+            Instr::Store {
+                sem,
+                scope,
+                proxy,
+                addr,
+                src,
+                ..
+            } => {
+                let &o = src.get(self.sub)?;
+                let (value, deps) = self.operand(o);
+                let kind = EventKind::Write {
+                    loc: Self::location(code, *addr),
+                    value: value.as_constant().unwrap_or(0),
+                    rmw: false,
+                    init: false,
+                };
+                let mut e = self.base_event(code, kind);
+                (e.sem, e.scope, e.proxy) = (*sem, *scope, *proxy);
+                e.data_deps = deps;
+                Some(Pending {
+                    event: e,
+                    effect: Effect::Write { value },
+                    last: self.sub + 1 >= src.len(),
+                })
+            }
+            Instr::Rmw {
+                sem,
+                scope,
+                proxy,
+                op,
+                dst,
+                addr,
+                a,
+                b,
+                ..
+            } => {
+                let (va, mut deps) = self.operand(*a);
+                let (vb, db) = match b {
+                    Some(b) => self.operand(*b),
+                    None => (V::constant(0), Deps::new()),
+                };
+                union_into(&mut deps, &db);
+                let kind = EventKind::Read {
+                    loc: Self::location(code, *addr),
+                    value: 0,
+                    rmw: true,
+                    red: dst.is_none(),
+                };
+                let mut e = self.base_event(code, kind);
+                (e.sem, e.scope, e.proxy) = (*sem, Some(*scope), *proxy);
+                Some(Pending {
+                    event: e,
+                    effect: Effect::Read {
+                        dst: *dst,
+                        rmw: Some(RmwPlan {
+                            op: *op,
+                            a: va,
+                            b: vb,
+                            deps,
+                        }),
+                    },
+                    last: false,
+                })
+            }
+            Instr::Fence { kind, scope } => {
+                let mut e = self.base_event(code, EventKind::Fence(*kind));
+                e.scope = *scope;
+                e.sem = match kind {
+                    FenceKind::Sc | FenceKind::AcqRel => Sem::AcqRel,
+                    FenceKind::Acquire | FenceKind::ProxyTensormapAcquire => Sem::Acquire,
+                    FenceKind::Release | FenceKind::ProxyTensormapRelease => Sem::Release,
+                    _ => Sem::Weak,
+                };
+                Some(Pending {
+                    event: e,
+                    effect: Effect::Fence,
+                    last: true,
+                })
+            }
+            Instr::Barrier {
+                kind,
+                instance,
+                id,
+                count,
+            } => {
+                let (vid, _) = self.operand(*id);
+                let vcount = count.map(|c| self.operand(c).0);
+                let ev = EventKind::Barrier {
+                    kind: *kind,
+                    instance: *instance,
+                    id: vid.as_constant().unwrap_or(0),
+                    count: vcount.as_ref().map(|c| c.as_constant().unwrap_or(0)),
+                };
+                let mut e = self.base_event(code, ev);
+                e.scope = Some(match kind {
+                    BarrierKind::ClusterArrive | BarrierKind::ClusterWait => Scope::Cluster,
+                    _ => Scope::Cta,
+                });
+                Some(Pending {
+                    event: e,
+                    effect: Effect::Barrier {
+                        id: vid,
+                        count: vcount,
+                    },
+                    last: true,
+                })
+            }
+            _ => None,
+        }
+    }
+}
