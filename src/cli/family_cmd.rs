@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use super::args::{FamilyArgs, ScopeArg};
-use super::families::{generate, FAMILIES};
+use ptxmc_frontend::families::{generate, FAMILIES};
 use super::{EXIT_ERROR, EXIT_OK};
 
 fn parse_sizes(s: &str) -> Option<(usize, usize)> {

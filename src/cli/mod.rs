@@ -4,7 +4,6 @@
 mod args;
 mod collect;
 mod expect;
-mod families;
 mod family_cmd;
 mod herd;
 mod json;
