@@ -28,7 +28,10 @@ fn shared_corpus() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("SKIP: shared conformance corpus not found at {}", p.display());
+        eprintln!(
+            "SKIP: shared conformance corpus not found at {}",
+            p.display()
+        );
         None
     }
 }
@@ -62,9 +65,17 @@ fn bundled_corpus_matches_its_expectations() {
 #[test]
 fn parse_reads_the_whole_shared_corpus() {
     let Some(dir) = shared_corpus() else { return };
-    let o = ptxmc(&["parse", "--quiet", dir.join("litmus").to_str().unwrap_or_default()]);
+    let o = ptxmc(&[
+        "parse",
+        "--quiet",
+        dir.join("litmus").to_str().unwrap_or_default(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("parsed 576, failed 0"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("parsed 576, failed 0"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -94,13 +105,24 @@ fn parse_prints_litmus_text_that_parses_again() {
 
 #[test]
 fn broken_files_get_positioned_errors_and_exit_2() {
-    let o = ptxmc(&["parse", "--quiet", "corpus/invalid"]);
+    let mut files: Vec<String> = std::fs::read_dir(root().join("corpus/invalid"))
+        .expect("corpus/invalid exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "bad"))
+        .map(|p| p.display().to_string())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10);
+    let mut args = vec!["parse", "--quiet"];
+    args.extend(files.iter().map(String::as_str));
+    let o = ptxmc(&args);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert!(err.contains("error:"), "{err}");
     // file:line:col
     assert!(
-        err.lines().any(|l| l.contains(".litmus:") && l.split(':').count() >= 4),
+        err.lines()
+            .any(|l| l.contains(".bad:") && l.split(':').count() >= 4),
         "{err}"
     );
     assert!(stdout(&o).contains("failed"), "{}", stdout(&o));
@@ -111,8 +133,11 @@ fn run_goes_on_after_a_broken_file() {
     let dir = std::env::temp_dir().join(format!("ptxmc-batch-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     std::fs::write(dir.join("a-broken.litmus"), "PTX broken\n{ x=0; \n").expect("write");
-    std::fs::copy(root().join("corpus/spec").join(first_spec_file()), dir.join("b-good.litmus"))
-        .expect("copy");
+    std::fs::copy(
+        root().join("corpus/spec").join(first_spec_file()),
+        dir.join("b-good.litmus"),
+    )
+    .expect("copy");
     let json = dir.join("out.jsonl");
     let o = ptxmc(&[
         "run",
@@ -165,7 +190,11 @@ fn bad_flags_and_missing_files_exit_2() {
     assert!(stderr(&o).contains("--no-such-flag"), "{}", stderr(&o));
     let o = ptxmc(&["run", "does/not/exist.litmus"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("does/not/exist.litmus"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("does/not/exist.litmus"),
+        "{}",
+        stderr(&o)
+    );
     let o = ptxmc(&["parse"]);
     assert_eq!(o.status.code(), Some(2));
     let o = ptxmc(&["run", "corpus/", "--expect", "no/such.csv"]);
@@ -194,7 +223,11 @@ fn expectation_mismatch_exits_1() {
     let csv = dir.join("wrong.csv");
     std::fs::write(
         &csv,
-        format!("{},{}\n", Path::new("spec").join(&name).display(), u8::from(!holds)),
+        format!(
+            "{},{}\n",
+            Path::new("spec").join(&name).display(),
+            u8::from(!holds)
+        ),
     )
     .expect("write");
     let o = ptxmc(&[

@@ -40,16 +40,8 @@ pub const FAMILIES: &[(&str, &str, usize)] = &[
         "message passing through N-1 release/acquire hops",
         2,
     ),
-    (
-        "2+2w",
-        "ring of N threads each writing x_i then x_(i+1)",
-        2,
-    ),
-    (
-        "counter",
-        "N threads each atom.add x, 1; forall x == N",
-        1,
-    ),
+    ("2+2w", "ring of N threads each writing x_i then x_(i+1)", 2),
+    ("counter", "N threads each atom.add x, 1; forall x == N", 1),
     (
         "ticket-lock",
         "N threads take a ticket, spin until served, update data, release",
@@ -190,7 +182,10 @@ pub fn generate(name: &str, n: usize, scope: &'static str) -> Option<String> {
             for i in 1..n {
                 b.init.push(format!("f{i}=0"));
             }
-            b.thread(vec!["st.weak data, 1".into(), format!("st.release.{sc} f1, 1")]);
+            b.thread(vec![
+                "st.weak data, 1".into(),
+                format!("st.release.{sc} f1, 1"),
+            ]);
             for i in 1..n - 1 {
                 b.thread(vec![
                     format!("ld.acquire.{sc} r0, f{i}"),

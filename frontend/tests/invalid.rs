@@ -1,4 +1,4 @@
-//! Snapshot test of error messages: every `corpus/invalid/<name>.litmus` must fail to
+//! Snapshot test of error messages: every `corpus/invalid/<name>.bad` (a litmus file that `ptxmc run corpus/` skips because of its extension) must fail to
 //! parse with the one-line error (`LINE:COL: message`) stored in `<name>.expected`.
 //! `UPDATE_EXPECT=1 cargo test -p ptxmc-frontend --test invalid` rewrites the snapshots.
 
@@ -14,7 +14,7 @@ fn invalid_files_give_the_expected_errors() {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+        .filter(|p| p.extension().is_some_and(|x| x == "bad"))
         .collect();
     files.sort();
     assert!(

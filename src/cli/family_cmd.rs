@@ -1,9 +1,9 @@
 //! `ptxmc family`: print or write benchmark families.
 
-use std::io::Write;
 use super::args::{FamilyArgs, ScopeArg};
-use ptxmc_frontend::families::{generate, FAMILIES};
 use super::{EXIT_ERROR, EXIT_OK};
+use ptxmc_frontend::families::{generate, FAMILIES};
+use std::io::Write;
 
 fn parse_sizes(s: &str) -> Option<(usize, usize)> {
     let (a, b) = s.split_once("..")?;

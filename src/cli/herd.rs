@@ -112,7 +112,11 @@ pub fn block(test: &Test, r: &Report) -> String {
             let _ = writeln!(s, "Liveness ok ({n})");
         }
         (false, n) => {
-            let _ = writeln!(s, "Liveness violated: {}", n.as_deref().unwrap_or("a thread can block forever"));
+            let _ = writeln!(
+                s,
+                "Liveness violated: {}",
+                n.as_deref().unwrap_or("a thread can block forever")
+            );
         }
     }
     s

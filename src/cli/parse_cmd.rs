@@ -1,9 +1,9 @@
 //! `ptxmc parse`: parse each test and print its IR back as litmus text.
 
-use std::io::Write;
 use super::args::ParseArgs;
 use super::collect::litmus_files;
 use super::{EXIT_ERROR, EXIT_OK};
+use std::io::Write;
 use std::path::Path;
 
 /// Reads a file as text; invalid UTF-8 is replaced so that the parser reports

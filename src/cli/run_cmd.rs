@@ -10,7 +10,7 @@ use ptxmc_checker::{Options, Report, Status, Strategy};
 use ptxmc_frontend::ir::Test;
 use rayon::prelude::*;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// What happened to one file.
@@ -54,7 +54,7 @@ fn options(args: &RunArgs) -> Options {
     }
 }
 
-fn check_file(file: &PathBuf, opts: &Options) -> Outcome {
+fn check_file(file: &Path, opts: &Options) -> Outcome {
     let name = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -63,7 +63,7 @@ fn check_file(file: &PathBuf, opts: &Options) -> Outcome {
         Ok(s) => s,
         Err(message) => {
             return Outcome {
-                file: file.clone(),
+                file: file.to_path_buf(),
                 name,
                 kind: OutcomeKind::Error {
                     status: "read-error",
@@ -74,7 +74,7 @@ fn check_file(file: &PathBuf, opts: &Options) -> Outcome {
     };
     match ptxmc_frontend::parse(&src) {
         Err(e) => Outcome {
-            file: file.clone(),
+            file: file.to_path_buf(),
             name,
             kind: OutcomeKind::Error {
                 status: "parse-error",
@@ -84,7 +84,7 @@ fn check_file(file: &PathBuf, opts: &Options) -> Outcome {
         Ok(test) => {
             let report = ptxmc_checker::check(&test, opts);
             Outcome {
-                file: file.clone(),
+                file: file.to_path_buf(),
                 name: test.name.clone(),
                 kind: OutcomeKind::Checked {
                     test: Box::new(test),
@@ -181,7 +181,7 @@ pub fn run(args: &RunArgs) -> u8 {
     }
 }
 
-fn write_json(path: &PathBuf, outcomes: &[Outcome]) -> std::io::Result<()> {
+fn write_json(path: &Path, outcomes: &[Outcome]) -> std::io::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     for o in outcomes {
         writeln!(f, "{}", json::outcome(o))?;
@@ -195,7 +195,9 @@ fn summary(out: &mut impl Write, outcomes: &[Outcome], wall: Duration, kv: bool)
     let mut live_violations = 0usize;
     for o in outcomes {
         match &o.kind {
-            OutcomeKind::Error { status, .. } => n[if *status == "parse-error" { 4 } else { 5 }] += 1,
+            OutcomeKind::Error { status, .. } => {
+                n[if *status == "parse-error" { 4 } else { 5 }] += 1
+            }
             OutcomeKind::Checked { report, .. } => {
                 n[match report.status {
                     Status::Ok => 0,
@@ -250,7 +252,10 @@ fn summary(out: &mut impl Write, outcomes: &[Outcome], wall: Duration, kv: bool)
 fn compare(out: &mut impl Write, outcomes: &[Outcome], rows: &[Row]) -> usize {
     let (mut matched, mut total) = (0usize, 0usize);
     for row in rows {
-        let Some(o) = outcomes.iter().find(|o| expect::matches(&o.file, &row.path)) else {
+        let Some(o) = outcomes
+            .iter()
+            .find(|o| expect::matches(&o.file, &row.path))
+        else {
             continue;
         };
         total += 1;
@@ -259,10 +264,12 @@ fn compare(out: &mut impl Write, outcomes: &[Outcome], rows: &[Row]) -> usize {
             Property::Liveness => "liveness",
         };
         let got = match &o.kind {
-            OutcomeKind::Checked { report, .. } if report.status == Status::Ok => Some(match row.property {
-                Property::Condition => report.condition_holds,
-                Property::Liveness => report.liveness_holds,
-            }),
+            OutcomeKind::Checked { report, .. } if report.status == Status::Ok => {
+                Some(match row.property {
+                    Property::Condition => report.condition_holds,
+                    Property::Liveness => report.liveness_holds,
+                })
+            }
             _ => None,
         };
         match got {

@@ -44,9 +44,7 @@ use crate::relation::BitMatrix;
 use crate::report::{Options, Status};
 use ptxmc_frontend::ir::{Test, ThreadId};
 use smallvec::SmallVec;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
-use std::hash::{Hash, Hasher};
 
 /// Paths of one thread beyond which the enumerator gives up.
 const MAX_PATHS: usize = 100_000;
@@ -419,7 +417,10 @@ impl Brute<'_> {
         exec.co = co.clone();
         exec.fence_sc.clear();
         exec.barrier_sync.clear();
-        let hash = self.seen.is_some().then(|| canonical_hash(cand, co));
+        let hash = self
+            .seen
+            .is_some()
+            .then(|| candidate::canonical_hash(&cand.exec, co));
         match candidate::finish(self.test, exec, &cand.endings(), regs.to_vec(), out) {
             Finish::Consistent => {
                 if let (Some(seen), Some(h)) = (&mut self.seen, hash) {
@@ -445,27 +446,4 @@ fn consistent_partial(exec: &mut Execution, barriers: bool) -> bool {
         Vec::new()
     };
     candidate::exists_fence_sc_order(exec, &mut |e| model::check(e).is_ok())
-}
-
-/// A hash of the canonical form of a complete graph: each thread's events
-/// (instruction and what they do), reads-from and the coherence orientation as
-/// (thread, program-order index) pairs.
-fn canonical_hash(cand: &Cand, co: &BitMatrix) -> u64 {
-    let pos = |e: EventId| cand.owner.get(e.index()).copied().flatten();
-    let mut h = DefaultHasher::new();
-    for th in &cand.exec.threads {
-        th.len().hash(&mut h);
-        for &e in th {
-            let ev = cand.exec.event(e);
-            ev.instr.hash(&mut h);
-            ev.kind.hash(&mut h);
-        }
-    }
-    for &r in &cand.reads {
-        (pos(r), cand.exec.rf[r.index()].map(pos)).hash(&mut h);
-    }
-    for (a, b) in co.pairs() {
-        (pos(a), pos(b)).hash(&mut h);
-    }
-    h.finish()
 }

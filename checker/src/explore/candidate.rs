@@ -305,3 +305,40 @@ fn liveness(
         out.liveness_violation(n);
     }
 }
+
+/// A hash of the canonical form of a complete graph, for `--check-duplicates`:
+/// each thread's events (instruction and kind, values included), reads-from
+/// and the explorer's coherence edges `co`, with events named by position
+/// (thread and program-order index; initial writes by location) rather than
+/// by the order in which an explorer added them.
+pub(crate) fn canonical_hash(exec: &Execution, co: &BitMatrix) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut pos: Vec<(u32, u32)> = vec![(u32::MAX, 0); exec.events.len()];
+    for (i, e) in exec.events.iter().enumerate() {
+        if let (true, Some(l)) = (e.is_init(), e.loc()) {
+            pos[i] = (u32::MAX, l.phys.0);
+        }
+    }
+    for (t, th) in exec.threads.iter().enumerate() {
+        for (k, &e) in th.iter().enumerate() {
+            pos[e.index()] = (t as u32, k as u32);
+        }
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for th in &exec.threads {
+        th.len().hash(&mut h);
+        for &e in th {
+            let ev = exec.event(e);
+            ev.instr.hash(&mut h);
+            ev.kind.hash(&mut h);
+            exec.rf[e.index()].map(|w| pos[w.index()]).hash(&mut h);
+        }
+    }
+    let mut pairs: Vec<((u32, u32), (u32, u32))> = co
+        .pairs()
+        .map(|(a, b)| (pos[a.index()], pos[b.index()]))
+        .collect();
+    pairs.sort_unstable();
+    pairs.hash(&mut h);
+    h.finish()
+}

@@ -2,33 +2,142 @@
 //! concrete runs of the interpreter, where every read may return any value
 //! some write (or the initial state) can produce. The DPOR explorer uses it to
 //! know which values a read may commit to before their writer exists.
+//!
+//! Each value is produced by a chain of writes, each reading (through data
+//! dependencies) a value of the ones before. No-Thin-Air (8.10.4) makes such
+//! chains acyclic in any consistent execution: a chain never uses one write
+//! event twice. The fixed point keeps, with each value, the write events its
+//! chain used (a *provenance*), and never extends a chain with an event it
+//! already used. That bounds counters (two `atom.add`s give 1 and 2, not
+//! every integer) and the fixed point terminates. If provenances grow past a
+//! budget, a coarser fixed point over plain values takes over, bounded by the
+//! number of write events one execution can have.
 
 use super::dpor::WriteDomain;
 use crate::event::{EventId, EventKind};
 use crate::interp::{Next, ThreadCode, ThreadState};
 use ptxmc_frontend::ir::Test;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Interpreter steps allowed for the whole fixed point.
+/// Interpreter steps allowed for the precise fixed point (provenances make
+/// paths multiply; past this the coarse one is cheaper).
+const MAX_PRECISE_STEPS: usize = 50_000;
+/// Interpreter steps allowed for the coarse fixed point.
 const MAX_STEPS: usize = 2_000_000;
+/// Values-with-provenance allowed in the precise fixed point.
+const MAX_ELEMENTS: usize = 20_000;
 
 /// Why the domain could not be computed.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) struct DomainTooLarge;
 
+/// A write event of a chain: (thread, program-order index).
+type WriteEvent = (u32, u32);
+
+/// A value with the write events of the chain that produced it (sorted).
+type Element = (i64, Vec<WriteEvent>);
+
+/// A path of the precise fixed point: the thread state and, per read (by
+/// program-order index), the provenance of the value it took.
+type Path = (ThreadState<i64>, BTreeMap<EventId, Vec<WriteEvent>>);
+
 /// `[thread][phys]`: the values each thread can write to each location.
-///
-/// Round r finds every value produced by a chain of at most r writes, each
-/// reading (directly or through registers) a value of the one before. No-Thin-
-/// Air (8.10.4) makes such chains acyclic in any consistent execution, so a
-/// chain is never longer than the number of write events one execution can
-/// have: after that many rounds the domain is complete even if it has not
-/// reached a fixed point (counters such as repeated `atom.add` never do).
 pub(crate) fn write_domain(
     test: &Test,
     codes: &[ThreadCode],
     unroll: u32,
 ) -> Result<WriteDomain, DomainTooLarge> {
+    match precise(test, codes, unroll) {
+        Ok(d) => Ok(d),
+        Err(DomainTooLarge) => coarse(test, codes, unroll),
+    }
+}
+
+fn union(a: &[WriteEvent], b: &[WriteEvent]) -> Vec<WriteEvent> {
+    let mut out: Vec<WriteEvent> = a.iter().chain(b).copied().collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The fixed point over values with provenance.
+fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain, DomainTooLarge> {
+    let n_phys = test.n_phys as usize;
+    let mut dom: Vec<BTreeSet<Element>> = (0..n_phys)
+        .map(|p| BTreeSet::from([(test.init_mem.get(p).copied().unwrap_or(0), Vec::new())]))
+        .collect();
+    let mut steps = 0usize;
+    loop {
+        let mut writes: WriteDomain = vec![vec![BTreeSet::new(); n_phys]; codes.len()];
+        let mut found: Vec<BTreeSet<Element>> = dom.clone();
+        for (t, code) in codes.iter().enumerate() {
+            let start = (ThreadState::<i64>::new(code, test, unroll), BTreeMap::new());
+            let mut stack: Vec<Path> = vec![start];
+            'paths: while let Some((mut st, mut prov)) = stack.pop() {
+                loop {
+                    steps += 1;
+                    if steps > MAX_PRECISE_STEPS {
+                        return Err(DomainTooLarge);
+                    }
+                    let Next::Event(ev) = st.next(code) else {
+                        break;
+                    };
+                    let po = st.po_index();
+                    let id = EventId::new(po as usize);
+                    match ev.kind {
+                        EventKind::Read { loc, .. } => {
+                            let mut options = dom[loc.phys.index()].iter();
+                            let Some((v0, p0)) = options.next().cloned() else {
+                                break;
+                            };
+                            for (v, p) in options {
+                                let mut other = (st.clone(), prov.clone());
+                                other.0.commit(id, Some(*v));
+                                other.1.insert(id, p.clone());
+                                stack.push(other);
+                            }
+                            st.commit(id, Some(v0));
+                            prov.insert(id, p0);
+                        }
+                        EventKind::Write { loc, value, .. } => {
+                            let me = (t as u32, po);
+                            let mut chain = vec![me];
+                            for d in &ev.data_deps {
+                                if let Some(p) = prov.get(d) {
+                                    chain = union(&chain, p);
+                                }
+                            }
+                            let reused = ev
+                                .data_deps
+                                .iter()
+                                .any(|d| prov.get(d).is_some_and(|p| p.contains(&me)));
+                            if reused {
+                                // This path needs a chain that uses this write twice.
+                                continue 'paths;
+                            }
+                            writes[t][loc.phys.index()].insert(value);
+                            found[loc.phys.index()].insert((value, chain));
+                            st.commit(id, None);
+                        }
+                        _ => st.commit(id, None),
+                    }
+                }
+            }
+        }
+        if found.iter().map(BTreeSet::len).sum::<usize>() > MAX_ELEMENTS {
+            return Err(DomainTooLarge);
+        }
+        if found == dom {
+            return Ok(writes);
+        }
+        dom = found;
+    }
+}
+
+/// The fixed point over plain values: round r finds every value produced by a
+/// chain of at most r writes, so after as many rounds as one execution can
+/// have write events the domain is complete.
+fn coarse(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain, DomainTooLarge> {
     let n_phys = test.n_phys as usize;
     let init: Vec<BTreeSet<i64>> = (0..n_phys)
         .map(|p| BTreeSet::from([test.init_mem.get(p).copied().unwrap_or(0)]))
@@ -39,8 +148,6 @@ pub(crate) fn write_domain(
     loop {
         round += 1;
         let mut writes: WriteDomain = vec![vec![BTreeSet::new(); n_phys]; codes.len()];
-        // The most write events one execution can have (sum over threads of
-        // their longest path's writes).
         let mut max_writes = 0usize;
         for (t, code) in codes.iter().enumerate() {
             let mut thread_max = 0usize;
@@ -51,30 +158,28 @@ pub(crate) fn write_domain(
                     if steps > MAX_STEPS {
                         return Err(DomainTooLarge);
                     }
-                    match st.next(code) {
-                        Next::Event(ev) => {
-                            let id = EventId::new(st.po_index() as usize);
-                            match ev.kind {
-                                EventKind::Read { loc, .. } => {
-                                    let vals = &values[loc.phys.index()];
-                                    let mut it = vals.iter();
-                                    let first = it.next().copied().unwrap_or(0);
-                                    for &v in it {
-                                        let mut other = st.clone();
-                                        other.commit(id, Some(v));
-                                        stack.push((other, n_writes));
-                                    }
-                                    st.commit(id, Some(first));
-                                }
-                                EventKind::Write { loc, value, .. } => {
-                                    writes[t][loc.phys.index()].insert(value);
-                                    n_writes += 1;
-                                    st.commit(id, None);
-                                }
-                                _ => st.commit(id, None),
+                    let Next::Event(ev) = st.next(code) else {
+                        break;
+                    };
+                    let id = EventId::new(st.po_index() as usize);
+                    match ev.kind {
+                        EventKind::Read { loc, .. } => {
+                            let vals = &values[loc.phys.index()];
+                            let mut it = vals.iter();
+                            let first = it.next().copied().unwrap_or(0);
+                            for &v in it {
+                                let mut other = st.clone();
+                                other.commit(id, Some(v));
+                                stack.push((other, n_writes));
                             }
+                            st.commit(id, Some(first));
                         }
-                        Next::Branch(_) | Next::Done | Next::Blocked(_) => break,
+                        EventKind::Write { loc, value, .. } => {
+                            writes[t][loc.phys.index()].insert(value);
+                            n_writes += 1;
+                            st.commit(id, None);
+                        }
+                        _ => st.commit(id, None),
                     }
                 }
                 thread_max = thread_max.max(n_writes);

@@ -39,8 +39,9 @@ use crate::interp::{Next, ThreadCode, ThreadState};
 use crate::model;
 use crate::relation::BitMatrix;
 use crate::report::{BlockReason, Status};
-use ptxmc_frontend::ir::{BarrierKind, Test};
-use std::collections::BTreeSet;
+use ptxmc_frontend::ir::{BarrierKind, Instr, Proxy, Test, ThreadId, VAddrId};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashSet};
 
 /// How a thread stands in a partial graph.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -73,6 +74,11 @@ pub(crate) struct Dpor<'a> {
     unroll: u32,
     /// `writes[t][p]`: values a write of thread `t` may write to `p`.
     writes: &'a WriteDomain,
+    /// `accesses[t][p]`: the (virtual address, proxy) pairs through which
+    /// thread `t` writes `p`.
+    accesses: Vec<Vec<BTreeSet<(VAddrId, Proxy)>>>,
+    /// Hashes of the complete graphs seen, with `--check-duplicates`.
+    seen: RefCell<Option<HashSet<u64>>>,
 }
 
 impl<'a> Dpor<'a> {
@@ -82,20 +88,63 @@ impl<'a> Dpor<'a> {
         codes: &'a [ThreadCode],
         unroll: u32,
         writes: &'a WriteDomain,
+        check_duplicates: bool,
     ) -> Self {
+        let mut accesses = vec![vec![BTreeSet::new(); test.n_phys as usize]; test.threads.len()];
+        for (t, th) in test.threads.iter().enumerate() {
+            for stmt in &th.code {
+                let (addr, proxy) = match &stmt.instr {
+                    Instr::Store { addr, proxy, .. } | Instr::Rmw { addr, proxy, .. } => {
+                        (*addr, *proxy)
+                    }
+                    _ => continue,
+                };
+                if let Some(a) = test.addresses.get(addr.index()) {
+                    if let Some(slot) = accesses[t].get_mut(a.phys.index()) {
+                        slot.insert((a.vaddr, proxy));
+                    }
+                }
+            }
+        }
         Self {
             test,
             codes,
             unroll,
             writes,
+            accesses,
+            seen: RefCell::new(check_duplicates.then(HashSet::new)),
         }
+    }
+
+    /// Whether a read of thread `t` through `(vaddr, proxy)` may read from a
+    /// write of its own thread that comes later in program order. Program order
+    /// is in base causality, so through the same address and proxy it is also
+    /// causality order (8.9.5 cases 1 and 2), and the Causality axiom (8.10.6
+    /// item 1) forbids reading from it; through an alias or another proxy it
+    /// is not forbidden.
+    fn may_read_own_later_write(
+        &self,
+        t: usize,
+        phys: usize,
+        vaddr: VAddrId,
+        proxy: Proxy,
+    ) -> bool {
+        self.accesses[t][phys].iter().any(|&a| a != (vaddr, proxy))
     }
 
     /// Values a write not yet added may write to `phys`: those of the threads
     /// still running.
-    fn future_values(&self, node: &Node, phys: usize) -> BTreeSet<i64> {
+    fn future_values(&self, node: &Node, reader: EventId) -> BTreeSet<i64> {
         let mut out = BTreeSet::new();
+        let ev = node.exec.event(reader);
+        let (Some(rt), Some(loc)) = (ev.thread, ev.loc()) else {
+            return out;
+        };
+        let phys = loc.phys.index();
         for (t, r) in node.runs.iter().enumerate() {
+            if t == rt.index() && !self.may_read_own_later_write(t, phys, loc.vaddr, ev.proxy) {
+                continue;
+            }
             if *r == Run::Running {
                 if let Some(w) = self.writes.get(t).and_then(|w| w.get(phys)) {
                     out.extend(w.iter().copied());
@@ -105,23 +154,12 @@ impl<'a> Dpor<'a> {
         out
     }
 
-    /// The thread to extend next: the first running thread whose next event is
-    /// not a read (writes first, so that reads find their writers already in the
-    /// graph and commit to later writes less often), else the first running
-    /// thread. Any deterministic choice keeps each graph produced once.
-    fn schedule(&self, node: &mut Node) -> Option<usize> {
-        let mut first = None;
-        for t in 0..node.runs.len() {
-            if node.runs[t] != Run::Running {
-                continue;
-            }
-            first.get_or_insert(t);
-            match node.states[t].next(&self.codes[t]) {
-                Next::Event(ev) if ev.is_read() => {}
-                _ => return Some(t),
-            }
-        }
-        first
+    /// The thread to extend next: the first running one. (Any deterministic
+    /// choice keeps each graph produced once; running threads to their end in
+    /// order lets every read of a thread find the writes of earlier threads
+    /// already in the graph.)
+    fn schedule(&self, node: &Node) -> Option<usize> {
+        node.runs.iter().position(|r| *r == Run::Running)
     }
 
     /// Explores every execution, folding complete ones into `out`.
@@ -147,7 +185,7 @@ impl<'a> Dpor<'a> {
 
     fn visit(&self, mut node: Node, out: &mut Outcomes, budget: &mut Budget) -> Result<(), Status> {
         budget.tick(out)?;
-        let Some(t) = self.schedule(&mut node) else {
+        let Some(t) = self.schedule(&node) else {
             return self.complete(node, out, budget);
         };
         let code = &self.codes[t];
@@ -193,7 +231,9 @@ impl<'a> Dpor<'a> {
                             child.states[t].commit(id, Some(value));
                             self.visit_if_consistent(child, out, budget)?;
                         }
-                        for value in self.future_values(&node, phys.index()) {
+                        let mut probe = node.clone();
+                        push_event(&mut probe, t, ev.clone(), Some(0));
+                        for value in self.future_values(&probe, id) {
                             let mut child = node.clone();
                             push_event(&mut child, t, ev.clone(), Some(value));
                             child.pending.push(id);
@@ -224,12 +264,55 @@ impl<'a> Dpor<'a> {
                             .copied()
                             .filter(|&r| {
                                 let e = node.exec.event(r);
-                                e.loc().is_some_and(|l| l.phys == loc.phys)
+                                let own_later = e.thread == Some(ThreadId::new(t))
+                                    && !self.may_read_own_later_write(
+                                        t,
+                                        loc.phys.index(),
+                                        e.loc().map_or(loc.vaddr, |l| l.vaddr),
+                                        e.proxy,
+                                    );
+                                !own_later
+                                    && e.loc().is_some_and(|l| l.phys == loc.phys)
                                     && e.value() == Some(value)
                             })
                             .collect();
-                        for before in coherence_positions(&node, &ms) {
-                            for mask in 0u64..(1u64 << readers.len().min(63)) {
+                        // The write half of an RMW follows its read in program order.
+                        let rmw_source = match node.exec.threads[t].iter().rev().nth(1) {
+                            Some(&r)
+                                if node.exec.event(id).is_rmw()
+                                    && node.exec.event(r).is_rmw()
+                                    && node.exec.event(r).is_read() =>
+                            {
+                                node.exec.rf[r.index()]
+                            }
+                            _ => None,
+                        };
+                        let rmw_readers: Vec<usize> = (0..readers.len())
+                            .filter(|&k| node.exec.event(readers[k]).is_rmw())
+                            .collect();
+                        if readers.len() > 20 {
+                            return Err(Status::Limit(format!(
+                                "{} reads wait for one write at {}",
+                                readers.len(),
+                                node.exec.event(id).span
+                            )));
+                        }
+                        for before in coherence_positions(&node, &ms, rmw_source) {
+                            for mask in 0u64..(1u64 << readers.len()) {
+                                // RMW atomicity (8.10.3): two morally strong RMWs
+                                // never read from the same write.
+                                let two_rmws = rmw_readers.iter().enumerate().any(|(i, &a)| {
+                                    rmw_readers[i + 1..].iter().any(|&b| {
+                                        mask >> a & 1 == 1
+                                            && mask >> b & 1 == 1
+                                            && model::morally_strong(
+                                                &node.exec, readers[a], readers[b],
+                                            )
+                                    })
+                                });
+                                if two_rmws {
+                                    continue;
+                                }
                                 let mut child = node.clone();
                                 for &m in &ms {
                                     if before.contains(&m) {
@@ -283,7 +366,7 @@ impl<'a> Dpor<'a> {
         let dead = node.pending.iter().any(|&r| {
             let e = node.exec.event(r);
             match (e.loc(), e.value()) {
-                (Some(l), Some(v)) => !self.future_values(&node, l.phys.index()).contains(&v),
+                (Some(_), Some(v)) => !self.future_values(&node, r).contains(&v),
                 _ => true,
             }
         });
@@ -349,11 +432,20 @@ impl<'a> Dpor<'a> {
             })
             .collect();
         let regs: Vec<Vec<i64>> = node.states.iter().map(|s| s.regs().to_vec()).collect();
+        let mut seen = self.seen.borrow_mut();
+        let hash = seen
+            .is_some()
+            .then(|| candidate::canonical_hash(&exec, &exec.co));
         match candidate::finish(self.test, exec, &endings, regs, out) {
-            Finish::Consistent | Finish::Inconsistent => {
-                budget.check_executions(out)?;
-                Ok(())
+            Finish::Consistent => {
+                if let (Some(seen), Some(h)) = (seen.as_mut(), hash) {
+                    if !seen.insert(h) {
+                        out.stats.duplicates += 1;
+                    }
+                }
+                budget.check_executions(out)
             }
+            Finish::Inconsistent => Ok(()),
             Finish::Stop(status) => Err(status),
         }
     }
@@ -381,27 +473,56 @@ fn co_matrix(n: usize, edges: &[(EventId, EventId)]) -> BitMatrix {
 
 /// Every way to place a new write among the morally strong writes `ms` of its
 /// location: the sets of those that come before it, such that no write after
-/// it already precedes (transitively) a write before it.
-fn coherence_positions(node: &Node, ms: &[EventId]) -> Vec<Vec<EventId>> {
+/// it already precedes (transitively) a write before it; that is, the sets
+/// that are down-closed under the coherence edges chosen so far.
+///
+/// `rmw_source` is the write the new write's RMW read reads from, when known:
+/// RMW atomicity (8.10.3) then forbids placing any morally strong write that
+/// is coherence-after that source before the new write (so with the initial
+/// write as source, the new write comes first).
+fn coherence_positions(
+    node: &Node,
+    ms: &[EventId],
+    rmw_source: Option<EventId>,
+) -> Vec<Vec<EventId>> {
     let n = node.exec.events.len();
     let reach = co_matrix(n, &node.co_edges).transitive_closure();
+    // Topological order of `ms` under `reach`: fewer ancestors first.
+    let mut order: Vec<EventId> = ms.to_vec();
+    order.sort_by_key(|&x| ms.iter().filter(|&&y| reach.contains(y, x)).count());
+    let forbidden = |x: EventId| match rmw_source {
+        Some(src) if node.exec.event(src).is_init() => true,
+        Some(src) => reach.contains(src, x),
+        None => false,
+    };
     let mut out = Vec::new();
-    let k = ms.len().min(20);
-    for mask in 0u32..(1u32 << k) {
-        let before: Vec<EventId> = (0..k)
-            .filter(|i| mask >> i & 1 == 1)
-            .map(|i| ms[i])
-            .collect();
-        let after: Vec<EventId> = (0..k)
-            .filter(|i| mask >> i & 1 == 0)
-            .map(|i| ms[i])
-            .collect();
-        let ok = after
-            .iter()
-            .all(|&a| before.iter().all(|&b| !reach.contains(a, b)));
-        if ok {
-            out.push(before);
-        }
-    }
+    let mut chosen: Vec<EventId> = Vec::new();
+    down_sets(&order, 0, &reach, &forbidden, &mut chosen, &mut out);
     out
+}
+
+fn down_sets(
+    order: &[EventId],
+    i: usize,
+    reach: &BitMatrix,
+    forbidden: &dyn Fn(EventId) -> bool,
+    chosen: &mut Vec<EventId>,
+    out: &mut Vec<Vec<EventId>>,
+) {
+    let Some(&x) = order.get(i) else {
+        out.push(chosen.clone());
+        return;
+    };
+    // Leave x after the new write.
+    down_sets(order, i + 1, reach, forbidden, chosen, out);
+    // Put x before it: every morally strong write that precedes x must be before too.
+    let preds_in = order[..i]
+        .iter()
+        .filter(|&&y| reach.contains(y, x))
+        .all(|y| chosen.contains(y));
+    if preds_in && !forbidden(x) {
+        chosen.push(x);
+        down_sets(order, i + 1, reach, forbidden, chosen, out);
+        chosen.pop();
+    }
 }

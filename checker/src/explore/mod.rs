@@ -111,7 +111,7 @@ fn explore_dpor(test: &Test, opts: &Options, budget: &mut Budget, out: &mut Outc
             )
         }
     };
-    dpor::Dpor::new(test, &codes, opts.unroll, &writes).run(out, budget)
+    dpor::Dpor::new(test, &codes, opts.unroll, &writes, opts.check_duplicates).run(out, budget)
 }
 
 /// What in `test` the checker does not model, as `"<construct> at L:C"` items
