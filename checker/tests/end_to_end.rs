@@ -236,11 +236,14 @@ fn spin_loops_and_bounds() {
     let r = run(&spin("relaxed.gpu"));
     assert!(r.liveness_holds && r.condition_holds, "{r:?}");
     assert_eq!(r.stats.executions, 1);
+    // A weak write is not bound to become visible to a weak read (8.6.1 only
+    // promises it for strong modifications seen by strong accesses).
     let r = run(&spin("weak"));
     assert!(
-        r.liveness_holds,
-        "the initial write is never coherence-last: {r:?}"
+        !r.liveness_holds && r.condition_holds,
+        "a weak reader may spin forever: {r:?}"
     );
+    assert_eq!(r.stats.executions, 1);
     // A loop with a side effect is unrolled, and the cut is reported.
     let r = run(&litmus(
         "x=0;",

@@ -243,9 +243,11 @@ pub(crate) fn finish(
 }
 
 /// A consistent blocked execution is a liveness violation when it is fair: no
-/// thread was cut by the loop bound, and every read of every blocked spin
-/// iteration reads a coherence-maximal write (nothing newer will ever become
-/// visible), so that nothing can release the blocked threads. A cut by the
+/// thread was cut by the loop bound, and no read of a blocked spin iteration is
+/// bound to see a newer write. Chapter 8 promises eventual visibility only for
+/// strong modifications observed by strong accesses (8.6.1), so a read can keep
+/// reading its write forever unless a write coherence-after it is morally
+/// strong with the read (8.7); weak reads may keep seeing a stale value. A cut by the
 /// loop bound is recorded instead (`stats.bound_hits`).
 fn liveness(
     _test: &Test,
@@ -279,13 +281,14 @@ fn liveness(
                     && e2.is_write()
                     && e2.loc().map(|l| l.phys) == phys
                     && rel.co.contains(w, w2)
+                    && model::morally_strong(exec, r, w2)
             })
         });
         if !fair {
             return;
         }
         spin_note.get_or_insert_with(|| {
-            format!("P{t} spins forever at {at} (fair: reads coherence-latest writes)")
+            format!("P{t} spins forever at {at} (no newer write it reads is bound to become visible, 8.6.1)")
         });
     }
     let note = match stuck.first() {

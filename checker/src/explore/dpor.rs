@@ -287,9 +287,6 @@ impl<'a> Dpor<'a> {
                             }
                             _ => None,
                         };
-                        let rmw_readers: Vec<usize> = (0..readers.len())
-                            .filter(|&k| node.exec.event(readers[k]).is_rmw())
-                            .collect();
                         if readers.len() > 20 {
                             return Err(Status::Limit(format!(
                                 "{} reads wait for one write at {}",
@@ -299,20 +296,6 @@ impl<'a> Dpor<'a> {
                         }
                         for before in coherence_positions(&node, &ms, rmw_source) {
                             for mask in 0u64..(1u64 << readers.len()) {
-                                // RMW atomicity (8.10.3): two morally strong RMWs
-                                // never read from the same write.
-                                let two_rmws = rmw_readers.iter().enumerate().any(|(i, &a)| {
-                                    rmw_readers[i + 1..].iter().any(|&b| {
-                                        mask >> a & 1 == 1
-                                            && mask >> b & 1 == 1
-                                            && model::morally_strong(
-                                                &node.exec, readers[a], readers[b],
-                                            )
-                                    })
-                                });
-                                if two_rmws {
-                                    continue;
-                                }
                                 let mut child = node.clone();
                                 for &m in &ms {
                                     if before.contains(&m) {
