@@ -5,15 +5,19 @@
 //! Flow: [`interp`] runs each thread's IR and produces [`event::Event`]s;
 //! an explorer ([`explore`]) builds candidate [`execution::Execution`]s;
 //! [`model::check`] decides consistency; the explorer folds the consistent,
-//! terminating executions into a [`report::Report`].
+//! terminating executions into a [`report::Report`]. [`explain()`] tells
+//! why an outcome is forbidden (the axiom and its witness cycle), or which
+//! execution allows it.
 
 pub mod event;
 pub mod execution;
+pub mod explain;
 pub mod explore;
 pub mod interp;
 pub mod model;
 pub mod relation;
 pub mod report;
 
+pub use explain::{explain, Explanation};
 pub use explore::check;
-pub use report::{BlockReason, FinalState, Options, Report, Stats, Status, Strategy};
+pub use report::{BlockReason, FinalState, Options, Report, Stats, Status, Strategy, Witness};

@@ -2,6 +2,8 @@
 //! statistics. Verdicts are results, never errors; limits reached are part of
 //! the report (`Status::Limit`), never a silent cut.
 
+use crate::execution::Execution;
+use crate::model::Relations;
 use ptxmc_frontend::ir::Term;
 use std::time::Duration;
 
@@ -29,6 +31,11 @@ pub struct Options {
     pub timeout: Option<Duration>,
     /// Hash a canonical form of every complete execution and count duplicates.
     pub check_duplicates: bool,
+    /// Keep a [`Witness`] in [`Report::witness`]: the first execution found
+    /// whose outcome decides the condition (satisfies the proposition of
+    /// `exists`/`~exists`, violates the one of `forall`). Off by default, so
+    /// that a normal check clones nothing.
+    pub witness: bool,
 }
 
 impl Default for Options {
@@ -39,6 +46,7 @@ impl Default for Options {
             max_executions: None,
             timeout: None,
             check_duplicates: false,
+            witness: false,
         }
     }
 }
@@ -124,4 +132,48 @@ pub struct Report {
     pub stats: Stats,
     /// Wall time of the check.
     pub time: Duration,
+    /// With [`Options::witness`]: the first execution (in the explorer's
+    /// order, so deterministic for a strategy) whose outcome satisfies the
+    /// proposition of an `exists`/`~exists` condition, or violates the one of
+    /// a `forall`. `None` when not asked for or when there is none.
+    pub witness: Option<Box<Witness>>,
 }
+
+/// A consistent, terminating execution with one of its final states: the
+/// picture `ptxmc run --graph` draws.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    /// The execution, with the existential choices (Fence-SC order, barrier
+    /// synchronization) under which it is consistent, and the coherence
+    /// edges that make this final state's writes coherence-last.
+    pub execution: Execution,
+    /// Its derived relations.
+    pub relations: Relations,
+    /// The final state (values of [`Report::state_terms`]).
+    pub state: FinalState,
+    /// Final register values, per thread.
+    pub regs: Vec<Vec<i64>>,
+    /// Final memory value of each physical location.
+    pub memory: Vec<i64>,
+    /// Whether the state satisfies the condition's proposition (positive).
+    pub positive: bool,
+}
+
+impl PartialEq for Witness {
+    fn eq(&self, o: &Self) -> bool {
+        let (a, b) = (&self.execution, &o.execution);
+        a.events == b.events
+            && a.threads == b.threads
+            && a.rf == b.rf
+            && a.co == b.co
+            && a.fence_sc == b.fence_sc
+            && a.barrier_sync == b.barrier_sync
+            && self.relations.co == o.relations.co
+            && self.state == o.state
+            && self.regs == o.regs
+            && self.memory == o.memory
+            && self.positive == o.positive
+    }
+}
+
+impl Eq for Witness {}

@@ -48,6 +48,7 @@
 //!   and an instruction may share a cell (`LC00: ld.weak r0, x`). Rows may omit
 //!   trailing empty cells; an instruction never continues on the next line.
 
+pub mod diy;
 pub mod families;
 pub mod ir;
 

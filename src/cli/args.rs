@@ -10,7 +10,26 @@ use std::path::PathBuf;
 /// decides, for each, whether its final condition can hold and whether every
 /// fair execution terminates.
 #[derive(Parser, Debug)]
-#[command(name = "ptxmc", version, about, long_about = None)]
+#[command(
+    name = "ptxmc",
+    version,
+    about,
+    long_about = "ptxmc reads PTX litmus tests (the herd/Dat3M dialect, or real PTX spelling), \
+enumerates every execution the PTX memory consistency model (PTX ISA 9.4, chapter 8) allows, \
+and reports for each test whether its final condition holds, which final states are \
+reachable, and whether every fair execution terminates.\n\n\
+Exit codes: 0 all good; 1 a verdict differs from an expectation (run, merge) or two result \
+files differ (compare); 2 bad usage, or a file that cannot be read or parsed.",
+    after_help = "Examples:
+  ptxmc run corpus/ --expect corpus/expected.csv
+  ptxmc run tests/ -j 8 --json results.jsonl --graph pictures/
+  ptxmc explain corpus/spec/8.10.6-mp.litmus
+  ptxmc run family/ --shard 2/8 --json shard-2.jsonl
+  ptxmc merge shard-*.jsonl -o all.jsonl
+  ptxmc compare old.jsonl new.jsonl
+
+Run `ptxmc help COMMAND` for a command's flags; docs/cli/ has a page per command."
+)]
 pub struct Args {
     /// The subcommand.
     #[command(subcommand)]
@@ -21,19 +40,93 @@ pub struct Args {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Parse litmus files and print them back as litmus text (the IR, readable).
-    ///
-    /// Exit code 0 if every file parsed, 2 if any failed.
+    #[command(
+        long_about = "Parse litmus files and print each test's IR back as litmus text.\n\n\
+Errors give file:line:col, the source line and a caret. Exit code 0 if every file parsed, \
+2 if any failed (the other files are still parsed).",
+        after_help = "Examples:
+  ptxmc parse corpus/spec/8.10.6-mp.litmus
+  ptxmc parse --quiet corpus/        # only errors and `parsed N, failed M`"
+    )]
     Parse(ParseArgs),
     /// Check litmus files: herd7-style verdicts, final states, liveness.
-    ///
-    /// Exit code 0 if all went well, 1 if a verdict differs from an --expect file,
-    /// 2 if a file could not be read or parsed.
+    #[command(
+        long_about = "Check litmus files: for each test, a herd7-style block (Test, States, Ok/No, \
+Witnesses, Condition, Observation, Time) plus Executions and Liveness lines, then a summary.\n\n\
+Batch work: a progress bar on a terminal (plain `N/M tests done` lines every few seconds \
+otherwise; none with --quiet or --no-progress); --json streams one JSON object per test as \
+it finishes and rewrites the file sorted by file path at the end; --resume skips the tests \
+a previous (possibly killed) run already wrote; --shard K/N checks every N-th file, so that \
+shards can run on many machines and be combined with `ptxmc merge`.\n\n\
+Exit code 0 if all went well, 1 if a verdict differs from an --expect file, 2 if a file \
+could not be read or parsed, or on bad usage.",
+        after_help = "Examples:
+  ptxmc run corpus/ --expect corpus/expected.csv --expect corpus/expected-Liveness.csv
+  ptxmc run tests/ --json out.jsonl --timeout 60
+  ptxmc run tests/ --resume out.jsonl              # after a kill: finish the rest
+  ptxmc run tests/ --shard 3/8 --json shard-3.jsonl
+  ptxmc run corpus/spec/8.10.6-mp.litmus --graph pictures/"
+    )]
     Run(RunArgs),
     /// Print or write scalable benchmark families (readers-N, writers-N, sb-N, ...).
-    ///
-    /// `ptxmc family --list` lists them; `ptxmc family writers 3` prints one test;
-    /// `ptxmc family writers --sizes 2..8 --out DIR` writes `DIR/writers-2.litmus` ...
+    #[command(
+        long_about = "Print or write scalable benchmark families (readers-N, writers-N, SB, IRIW, \
+MP chains, 2+2W, RMW counters, ticket and CAS locks), for measuring how the explorers scale.",
+        after_help = "Examples:
+  ptxmc family --list
+  ptxmc family writers 3                  # print writers-3
+  ptxmc family sb --sizes 2..8 --out dir  # write dir/sb-2.litmus ... dir/sb-8.litmus"
+    )]
     Family(FamilyArgs),
+    /// Generate diy7-style litmus families from cycles of relations.
+    ///
+    /// `ptxmc gen --out DIR` writes the classic shapes (MP, SB, LB, IRIW, WRC, ISA2, ...)
+    /// over every variant axis, one NAME.litmus per test; `ptxmc gen --cycle
+    /// "PodWW:rel.gpu Rfe PodRR:acq.cta Fre"` prints one test. See docs/cli/gen.md.
+    Gen(super::gen_cmd::GenArgs),
+    /// Explain an outcome: the axiom and cycle that forbid it, or an execution that allows it.
+    #[command(
+        long_about = "Explain an outcome of a test: enumerate every candidate execution (the \
+reference enumerator, without pruning) whose final values give the outcome, and say either \
+which axiom of chapter 8 rules each one out and the cycle that does it, in words, or which \
+consistent execution allows the outcome.\n\n\
+The outcome is the test's condition proposition by default (for a `forall` test, its \
+negation: the outcome the test rules out), or --outcome.\n\n\
+Exit code 0 when the outcome was explained (forbidden or allowed), 2 for a file that cannot \
+be read or parsed, a bad --outcome, or a test the checker does not support.",
+        after_help = "Examples:
+  ptxmc explain corpus/spec/8.10.6-mp.litmus
+  ptxmc explain mp.litmus --outcome \"P1:r0 == 1 /\\ P1:r1 == 0\"
+  ptxmc explain sb.litmus --outcome \"0:r0 == 0 /\\ 1:r0 == 0\""
+    )]
+    Explain(ExplainArgs),
+    /// Merge JSON Lines result files (shards) into one report, sorted by file.
+    #[command(
+        long_about = "Merge JSON Lines result files written by `ptxmc run --json` (for example \
+the shards of a `--shard K/N` batch) into one report sorted by file path, and print the \
+summary. A test present in several files must have the same result in each (time_ms aside), \
+or the merge fails. A truncated last line (a killed run) is ignored with a warning.\n\n\
+Exit code 0, 1 if a verdict differs from an --expect file, 2 on conflicting duplicates or \
+unreadable files.",
+        after_help = "Examples:
+  ptxmc merge shard-1.jsonl shard-2.jsonl shard-3.jsonl -o all.jsonl
+  ptxmc merge shard-*.jsonl --expect corpus/expected.csv
+  ptxmc merge shard-*.jsonl -o -                  # merged lines on stdout"
+    )]
+    Merge(MergeArgs),
+    /// Compare two JSON Lines result files: the tests whose verdicts differ.
+    #[command(
+        long_about = "Compare two JSON Lines result files (like herd's mcompare7): print each test \
+whose verdict differs (status, condition_holds, liveness_holds, observation, or the set of \
+final states), the tests only one file has, and the counts. The order of the lines does not \
+matter; tests are matched by file path (or by test name with --by-name).\n\n\
+Exit code 0 if the files agree, 1 if some test differs or is missing from one file, 2 on \
+unreadable files.",
+        after_help = "Examples:
+  ptxmc compare before.jsonl after.jsonl
+  ptxmc compare brute.jsonl dpor.jsonl --by-name"
+    )]
+    Compare(CompareArgs),
 }
 
 /// Scope of the strong operations of a generated family.
@@ -100,9 +193,26 @@ pub struct RunArgs {
     /// Loop bound for loops that are not side-effect-free spin loops.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub unroll: u32,
-    /// Write one JSON object per test (JSON Lines) to FILE.
+    /// Write one JSON object per test (JSON Lines) to FILE, as each test
+    /// finishes; at the end of the run the file is rewritten sorted by file path.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Resume a killed run: read the JSON Lines FILE a previous run wrote
+    /// (ignoring a truncated last line), skip the tests it has (by file path),
+    /// and append the new results to it (or to --json FILE2, which then gets
+    /// the old results too). A FILE that does not exist yet is an empty start.
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+    /// Check only shard K of N (1-based): the files whose index in the sorted
+    /// file list is K-1 modulo N. Deterministic, so N machines can each take one.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Write a Graphviz picture of a witness execution of each test into DIR:
+    /// DIR/<file stem>.dot, and DIR/<file stem>.svg when `dot` is on PATH. A
+    /// witness satisfies an `exists` condition or violates a `forall`/`~exists`
+    /// one; tests without one get no picture.
+    #[arg(long, value_name = "DIR")]
+    pub graph: Option<PathBuf>,
     /// Compare verdicts with a Dat3M-style CSV (`path,0|1` rows); repeatable.
     /// A CSV whose file name contains `Liveness` gives liveness verdicts.
     #[arg(long, value_name = "CSV")]
@@ -111,7 +221,7 @@ pub struct RunArgs {
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Per-test time limit in seconds (status `limit` when reached).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub timeout: Option<f64>,
     /// Per-test limit on complete executions (status `limit` when reached).
     #[arg(long, value_name = "N")]
@@ -119,10 +229,70 @@ pub struct RunArgs {
     /// Hash every complete execution and count duplicates (must be 0).
     #[arg(long)]
     pub check_duplicates: bool,
-    /// Print only mismatches, errors and the summary.
+    /// Print only mismatches, errors and the summary (and no progress).
     #[arg(short, long)]
     pub quiet: bool,
+    /// No progress bar or progress lines on stderr.
+    #[arg(long)]
+    pub no_progress: bool,
+    /// Seconds between the plain progress lines printed when stderr is not a terminal.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 5.0,
+        allow_negative_numbers = true
+    )]
+    pub progress_interval: f64,
     /// Print the statistics summary in `key=value` form too.
     #[arg(long)]
     pub stats: bool,
+}
+
+/// `ptxmc explain`.
+#[derive(Parser, Debug)]
+pub struct ExplainArgs {
+    /// The litmus file.
+    pub test: PathBuf,
+    /// The outcome to explain, as a proposition over final values in the
+    /// condition syntax (`P1:r0 == 1 /\ P1:r1 == 0`, `1:r0=1`, `x == 2`, `~`,
+    /// `\/`, parentheses). Default: the test's condition proposition (for
+    /// `forall`, its negation).
+    #[arg(long, value_name = "PROP")]
+    pub outcome: Option<String>,
+    /// Loop bound for loops that are not side-effect-free spin loops.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub unroll: u32,
+    /// Time limit in seconds.
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    pub timeout: Option<f64>,
+}
+
+/// `ptxmc merge`.
+#[derive(Parser, Debug)]
+pub struct MergeArgs {
+    /// JSON Lines result files (`ptxmc run --json`).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Write the merged JSON Lines to OUT (`-` for stdout, the summary then
+    /// goes to stderr).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Compare verdicts with a Dat3M-style CSV, as `ptxmc run --expect`; repeatable.
+    #[arg(long, value_name = "CSV")]
+    pub expect: Vec<PathBuf>,
+}
+
+/// `ptxmc compare`.
+#[derive(Parser, Debug)]
+pub struct CompareArgs {
+    /// The first JSON Lines result file.
+    pub a: PathBuf,
+    /// The second JSON Lines result file.
+    pub b: PathBuf,
+    /// Match tests by test name instead of file path.
+    #[arg(long)]
+    pub by_name: bool,
+    /// Print only the counts.
+    #[arg(short, long)]
+    pub quiet: bool,
 }

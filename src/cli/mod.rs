@@ -1,13 +1,22 @@
 //! Command-line interface: flags, subcommands, exit codes (0 ok, 1 expectation
-//! mismatch, 2 bad usage or input).
+//! mismatch or differing results, 2 bad usage or input).
 
 mod args;
 mod collect;
+mod compare_cmd;
 mod expect;
+mod explain_cmd;
 mod family_cmd;
+mod gen_cmd;
+mod graph;
 mod herd;
 mod json;
+mod label;
+mod merge_cmd;
 mod parse_cmd;
+mod progress;
+mod prop;
+mod results;
 mod run_cmd;
 mod stats;
 
@@ -38,6 +47,10 @@ pub fn main() -> ExitCode {
         Command::Parse(p) => parse_cmd::run(&p),
         Command::Run(r) => run_cmd::run(&r),
         Command::Family(f) => family_cmd::run(&f),
+        Command::Gen(g) => gen_cmd::run(&g),
+        Command::Explain(e) => explain_cmd::run(&e),
+        Command::Merge(m) => merge_cmd::run(&m),
+        Command::Compare(c) => compare_cmd::run(&c),
     };
     ExitCode::from(code)
 }

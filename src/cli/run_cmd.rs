@@ -1,16 +1,28 @@
 //! `ptxmc run`: check every test, print herd-style blocks, a summary, JSON
-//! Lines, and the comparison with expectation files.
+//! Lines, pictures, and the comparison with expectation files.
+//!
+//! Tests run on a worker pool and come back over a channel as each finishes:
+//! the JSON line is appended (and flushed) at once, so a killed run keeps what
+//! it finished and `--resume` skips it; the text blocks are printed in file
+//! order, so the output does not depend on `-j`. At the end the JSON file is
+//! rewritten sorted by file path, so that it too is the same for every `-j`,
+//! shard split or resumption (apart from `time_ms`).
 
 use super::args::{RunArgs, StrategyArg};
 use super::collect::litmus_files;
-use super::expect::{self, Property, Row};
+use super::graph::{GraphResult, GraphSetup};
 use super::parse_cmd::read_source;
-use super::{herd, json, stats, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
+use super::progress::Progress;
+use super::results::{self, Record, Totals};
+use super::{herd, json, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use ptxmc_checker::{Options, Report, Status, Strategy};
 use ptxmc_frontend::ir::Test;
 use rayon::prelude::*;
-use std::io::Write;
+use std::collections::{BTreeMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// What happened to one file.
@@ -41,7 +53,7 @@ pub enum OutcomeKind {
     },
 }
 
-fn options(args: &RunArgs) -> Options {
+fn options(args: &RunArgs, timeout: Option<Duration>) -> Options {
     Options {
         strategy: match args.strategy {
             StrategyArg::Brute => Strategy::Brute,
@@ -49,47 +61,205 @@ fn options(args: &RunArgs) -> Options {
         },
         unroll: args.unroll,
         max_executions: args.max_executions,
-        timeout: args.timeout.map(Duration::from_secs_f64),
+        timeout,
         check_duplicates: args.check_duplicates,
+        witness: args.graph.is_some(),
     }
 }
 
-fn check_file(file: &Path, opts: &Options) -> Outcome {
+/// A finished test, as the worker hands it back.
+struct Done {
+    /// Index in the list of tests to check.
+    index: usize,
+    outcome: Outcome,
+    record: Record,
+    graph: GraphResult,
+}
+
+fn check_file(index: usize, file: &Path, opts: &Options, graph: Option<&GraphSetup>) -> Done {
     let name = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let src = match read_source(file) {
-        Ok(s) => s,
-        Err(message) => {
-            return Outcome {
-                file: file.to_path_buf(),
-                name,
-                kind: OutcomeKind::Error {
-                    status: "read-error",
-                    message,
-                },
-            }
-        }
-    };
-    match ptxmc_frontend::parse(&src) {
-        Err(e) => Outcome {
+    let mut graph_result = GraphResult::NoWitness;
+    let outcome = match read_source(file) {
+        Err(message) => Outcome {
             file: file.to_path_buf(),
             name,
             kind: OutcomeKind::Error {
-                status: "parse-error",
-                message: e.render(&file.display().to_string(), &src),
+                status: "read-error",
+                message,
             },
         },
-        Ok(test) => {
-            let report = ptxmc_checker::check(&test, opts);
-            Outcome {
+        Ok(src) => match ptxmc_frontend::parse(&src) {
+            Err(e) => Outcome {
                 file: file.to_path_buf(),
-                name: test.name.clone(),
-                kind: OutcomeKind::Checked {
-                    test: Box::new(test),
-                    report,
+                name,
+                kind: OutcomeKind::Error {
+                    status: "parse-error",
+                    message: e.render(&file.display().to_string(), &src),
                 },
+            },
+            Ok(test) => {
+                let mut report = ptxmc_checker::check(&test, opts);
+                if let Some(g) = graph {
+                    graph_result = g.write(file, &test, &src, &report);
+                }
+                // The picture is written; do not keep the execution around.
+                report.witness = None;
+                Outcome {
+                    file: file.to_path_buf(),
+                    name: test.name.clone(),
+                    kind: OutcomeKind::Checked {
+                        test: Box::new(test),
+                        report,
+                    },
+                }
+            }
+        },
+    };
+    Done {
+        index,
+        record: Record::from_value(json::outcome(&outcome)),
+        outcome,
+        graph: graph_result,
+    }
+}
+
+/// `K/N` with 1 <= K <= N.
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--shard expects K/N with 1 <= K <= N (for example 2/8), found `{s}`");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// Seconds given on the command line: finite and not negative.
+fn seconds(flag: &str, v: f64) -> Result<Duration, String> {
+    Duration::try_from_secs_f64(v)
+        .map_err(|_| format!("{flag} expects a number of seconds >= 0, found `{v}`"))
+}
+
+/// The JSON Lines file being written.
+struct Sink {
+    path: PathBuf,
+    file: File,
+    failed: bool,
+}
+
+impl Sink {
+    /// Appends one line and flushes it to the OS, so a kill keeps it.
+    fn append(&mut self, line: &str) {
+        if self.failed {
+            return;
+        }
+        let mut buf = String::with_capacity(line.len() + 1);
+        buf.push_str(line);
+        buf.push('\n');
+        if let Err(e) = self
+            .file
+            .write_all(buf.as_bytes())
+            .and_then(|()| self.file.flush())
+        {
+            eprintln!("error: {}: {}", self.path.display(), e);
+            self.failed = true;
+        }
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// The results of a previous run (`--resume`) and the file to stream to.
+fn open_results(args: &RunArgs) -> Result<(Vec<Record>, Option<Sink>), String> {
+    let err = |p: &Path, e: std::io::Error| format!("{}: {}", p.display(), e);
+    let Some(resume) = &args.resume else {
+        return match &args.json {
+            None => Ok((Vec::new(), None)),
+            Some(p) => {
+                let file = File::create(p).map_err(|e| err(p, e))?;
+                Ok((
+                    Vec::new(),
+                    Some(Sink {
+                        path: p.clone(),
+                        file,
+                        failed: false,
+                    }),
+                ))
+            }
+        };
+    };
+    let (previous, good_len, dropped) = if resume.exists() {
+        let l = results::load(resume)?;
+        (l.records, l.good_len, l.dropped_tail)
+    } else {
+        (Vec::new(), 0, false)
+    };
+    if dropped && !args.quiet {
+        eprintln!(
+            "resume: {}: dropped a truncated last line",
+            resume.display()
+        );
+    }
+    let out = args.json.clone().unwrap_or_else(|| resume.clone());
+    let file = if same_file(&out, resume) {
+        let mut f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&out)
+            .map_err(|e| err(&out, e))?;
+        f.set_len(good_len).map_err(|e| err(&out, e))?;
+        f.seek(SeekFrom::End(0)).map_err(|e| err(&out, e))?;
+        if good_len > 0 {
+            let bytes = std::fs::read(&out).map_err(|e| err(&out, e))?;
+            if bytes.last() != Some(&b'\n') {
+                f.write_all(b"\n").map_err(|e| err(&out, e))?;
+            }
+        }
+        f
+    } else {
+        let mut f = File::create(&out).map_err(|e| err(&out, e))?;
+        for r in &previous {
+            writeln!(f, "{}", r.line).map_err(|e| err(&out, e))?;
+        }
+        f
+    };
+    Ok((
+        previous,
+        Some(Sink {
+            path: out,
+            file,
+            failed: false,
+        }),
+    ))
+}
+
+/// Prints the block of one finished test (or its error).
+fn print_outcome(out: &mut impl Write, o: &Outcome, quiet: bool) {
+    match &o.kind {
+        OutcomeKind::Error { message, .. } => eprintln!("{message}"),
+        OutcomeKind::Checked { test, report } => {
+            if !quiet {
+                let _ = writeln!(out, "{}", herd::block(test, report));
+            } else if report.status != Status::Ok {
+                let _ = writeln!(
+                    out,
+                    "{}: {}",
+                    o.file.display(),
+                    herd::block(test, report).lines().nth(1).unwrap_or_default()
+                );
             }
         }
     }
@@ -97,213 +267,164 @@ fn check_file(file: &Path, opts: &Options) -> Outcome {
 
 /// Runs the subcommand; returns the exit code.
 pub fn run(args: &RunArgs) -> u8 {
-    let files = match litmus_files(&args.paths) {
-        Ok(f) => f,
+    match run_checked(args) {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
-            return EXIT_ERROR;
+            EXIT_ERROR
+        }
+    }
+}
+
+fn run_checked(args: &RunArgs) -> Result<u8, String> {
+    let all_files = litmus_files(&args.paths)?;
+    let rows = results::read_expectations(&args.expect)?;
+    if args.jobs == Some(0) {
+        return Err("-j must be at least 1".into());
+    }
+    let timeout = args.timeout.map(|t| seconds("--timeout", t)).transpose()?;
+    let interval = seconds("--progress-interval", args.progress_interval)?;
+    let files: Vec<PathBuf> = match &args.shard {
+        None => all_files.clone(),
+        Some(s) => {
+            let (k, n) = parse_shard(s)?;
+            all_files
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % n == k - 1)
+                .map(|(_, f)| f.clone())
+                .collect()
         }
     };
-    let mut rows: Vec<Row> = Vec::new();
-    for csv in &args.expect {
-        match expect::read_csv(csv) {
-            Ok(r) => rows.extend(r),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return EXIT_ERROR;
-            }
-        }
-    }
-    if args.jobs == Some(0) {
-        eprintln!("error: -j must be at least 1");
-        return EXIT_ERROR;
-    }
-    let opts = options(args);
+    let graph = match &args.graph {
+        Some(dir) => Some(GraphSetup::new(dir, &all_files)?),
+        None => None,
+    };
+    let opts = options(args, timeout);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(j) = args.jobs {
         pool = pool.num_threads(j);
     }
-    let pool = match pool.build() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: cannot start worker threads: {e}");
-            return EXIT_ERROR;
-        }
-    };
-    let start = Instant::now();
-    let outcomes: Vec<Outcome> =
-        pool.install(|| files.par_iter().map(|f| check_file(f, &opts)).collect());
-    let wall = start.elapsed();
+    let pool = pool
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let (previous, mut sink) = open_results(args)?;
+
+    let have: HashSet<&str> = previous.iter().map(|r| r.file.as_str()).collect();
+    let todo: Vec<&PathBuf> = files
+        .iter()
+        .filter(|f| !have.contains(f.display().to_string().as_str()))
+        .collect();
+    let mut progress = Progress::new(todo.len(), !args.quiet && !args.no_progress, interval);
 
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let mut errors = 0usize;
-    for o in &outcomes {
-        match &o.kind {
-            OutcomeKind::Error { message, .. } => {
-                errors += 1;
-                eprintln!("{message}");
+    let start = Instant::now();
+    let mut new_records: Vec<Record> = Vec::with_capacity(todo.len());
+    let mut pending: BTreeMap<usize, Outcome> = BTreeMap::new();
+    let mut next = 0usize;
+    let (mut explored, mut pictures, mut svgs, mut no_witness) = (0u64, 0usize, 0usize, 0usize);
+    let mut io_errors = 0usize;
+    let (tx, rx) = mpsc::channel::<Done>();
+    std::thread::scope(|scope| {
+        let (todo, opts, graph, pool) = (&todo, &opts, graph.as_ref(), &pool);
+        scope.spawn(move || {
+            pool.install(|| {
+                todo.par_iter().enumerate().for_each_with(tx, |tx, (i, f)| {
+                    let _ = tx.send(check_file(i, f, opts, graph));
+                })
+            })
+        });
+        loop {
+            let d = match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(d) => d,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    progress.tick();
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            if let Some(s) = &mut sink {
+                s.append(&d.record.line);
             }
-            OutcomeKind::Checked { test, report } => {
-                if !args.quiet {
-                    let _ = writeln!(out, "{}", herd::block(test, report));
-                } else if report.status != Status::Ok {
-                    let _ = writeln!(
-                        out,
-                        "{}: {}",
-                        o.file.display(),
-                        herd::block(test, report).lines().nth(1).unwrap_or_default()
-                    );
+            let execs = d.record.count("executions");
+            explored += execs;
+            match d.graph {
+                GraphResult::NoWitness => no_witness += 1,
+                GraphResult::Written { svg } => {
+                    pictures += 1;
+                    svgs += usize::from(svg);
+                }
+                GraphResult::Error(e) => {
+                    io_errors += 1;
+                    eprintln!("error: {e}");
                 }
             }
+            new_records.push(d.record);
+            pending.insert(d.index, d.outcome);
+            progress.suspend(|| {
+                let mut out = stdout.lock();
+                while let Some(o) = pending.remove(&next) {
+                    print_outcome(&mut out, &o, args.quiet);
+                    next += 1;
+                }
+                let _ = out.flush();
+            });
+            progress.inc(execs);
+        }
+    });
+    progress.finish();
+    let wall = start.elapsed();
+
+    let n_previous = previous.len();
+    let mut all = previous;
+    all.extend(new_records);
+    results::sort(&mut all);
+    if let Some(s) = &sink {
+        if s.failed {
+            io_errors += 1;
+        } else if let Err(e) = results::write_atomically(&s.path, &all) {
+            eprintln!("error: {}: {}", s.path.display(), e);
+            io_errors += 1;
         }
     }
 
-    if let Some(path) = &args.json {
-        if let Err(e) = write_json(path, &outcomes) {
-            eprintln!("error: {}: {}", path.display(), e);
-            errors += 1;
+    let mut out = stdout.lock();
+    if let Some(r) = &args.resume {
+        let _ = writeln!(
+            out,
+            "Resumed: {} tests from {}, {} checked now",
+            n_previous,
+            r.display(),
+            todo.len()
+        );
+    }
+    let totals = Totals::of(&all);
+    let _ = writeln!(out, "{}", totals.line());
+    results::explored_line(&mut out, &totals, explored, wall.as_secs_f64(), args.stats);
+    if let Some(g) = &graph {
+        let _ = writeln!(
+            out,
+            "Graphs: {} pictures in {} ({} SVG); {} tests without a witness",
+            pictures,
+            g.dir.display(),
+            svgs,
+            no_witness
+        );
+        if !g.dot && pictures > 0 {
+            eprintln!("dot not found: wrote .dot files only");
         }
     }
-
-    summary(&mut out, &outcomes, wall, args.stats);
     let mismatches = if rows.is_empty() {
         0
     } else {
-        compare(&mut out, &outcomes, &rows)
+        results::compare_expectations(&mut out, &all, &rows)
     };
-    if errors > 0 {
+    let errors = all.iter().filter(|r| r.is_error()).count() + io_errors;
+    Ok(if errors > 0 {
         EXIT_ERROR
     } else if mismatches > 0 {
         EXIT_MISMATCH
     } else {
         EXIT_OK
-    }
-}
-
-fn write_json(path: &Path, outcomes: &[Outcome]) -> std::io::Result<()> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    for o in outcomes {
-        writeln!(f, "{}", json::outcome(o))?;
-    }
-    f.flush()
-}
-
-fn summary(out: &mut impl Write, outcomes: &[Outcome], wall: Duration, kv: bool) {
-    let mut n = [0usize; 6]; // ok, unsupported, undefined, limit, parse-error, read-error
-    let (mut execs, mut blocked, mut pruned, mut dups) = (0u64, 0u64, 0u64, 0u64);
-    let mut live_violations = 0usize;
-    for o in outcomes {
-        match &o.kind {
-            OutcomeKind::Error { status, .. } => {
-                n[if *status == "parse-error" { 4 } else { 5 }] += 1
-            }
-            OutcomeKind::Checked { report, .. } => {
-                n[match report.status {
-                    Status::Ok => 0,
-                    Status::Unsupported(_) => 1,
-                    Status::Undefined(_) => 2,
-                    Status::Limit(_) => 3,
-                }] += 1;
-                execs += report.stats.executions;
-                blocked += report.stats.blocked;
-                pruned += report.stats.pruned;
-                dups += report.stats.duplicates;
-                live_violations += usize::from(!report.liveness_holds);
-            }
-        }
-    }
-    let secs = wall.as_secs_f64();
-    let rate = if secs > 0.0 { execs as f64 / secs } else { 0.0 };
-    let rss = stats::peak_rss_kib();
-    let _ = writeln!(
-        out,
-        "Summary: {} tests: {} ok, {} unsupported, {} undefined, {} limit, {} parse errors, {} read errors; {} liveness violations",
-        outcomes.len(), n[0], n[1], n[2], n[3], n[4], n[5], live_violations
-    );
-    let _ = writeln!(
-        out,
-        "Explored {} executions ({} blocked, {} pruned, {} duplicates) in {:.3} s: {:.0} executions/s, peak memory {}",
-        execs,
-        blocked,
-        pruned,
-        dups,
-        secs,
-        rate,
-        rss.map_or_else(|| "unknown".to_string(), stats::human_kib)
-    );
-    if kv {
-        let _ = writeln!(
-            out,
-            "stats: tests={} executions={} blocked={} pruned={} duplicates={} wall_s={:.6} executions_per_s={:.1} peak_rss_kib={}",
-            outcomes.len(),
-            execs,
-            blocked,
-            pruned,
-            dups,
-            secs,
-            rate,
-            rss.unwrap_or(0)
-        );
-    }
-}
-
-/// Prints every mismatch and `expectations: matched M of N`; returns the number of mismatches.
-fn compare(out: &mut impl Write, outcomes: &[Outcome], rows: &[Row]) -> usize {
-    let (mut matched, mut total) = (0usize, 0usize);
-    for row in rows {
-        let Some(o) = outcomes
-            .iter()
-            .find(|o| expect::matches(&o.file, &row.path))
-        else {
-            continue;
-        };
-        total += 1;
-        let what = match row.property {
-            Property::Condition => "condition",
-            Property::Liveness => "liveness",
-        };
-        let got = match &o.kind {
-            OutcomeKind::Checked { report, .. } if report.status == Status::Ok => {
-                Some(match row.property {
-                    Property::Condition => report.condition_holds,
-                    Property::Liveness => report.liveness_holds,
-                })
-            }
-            _ => None,
-        };
-        match got {
-            Some(g) if g == row.holds => matched += 1,
-            Some(g) => {
-                let _ = writeln!(
-                    out,
-                    "mismatch: {} ({}:{}): {} expected {}, got {}",
-                    o.file.display(),
-                    row.csv.display(),
-                    row.line,
-                    what,
-                    u8::from(row.holds),
-                    u8::from(g)
-                );
-            }
-            None => {
-                let status = match &o.kind {
-                    OutcomeKind::Error { status, .. } => status.to_string(),
-                    OutcomeKind::Checked { report, .. } => report.status.name().to_string(),
-                };
-                let _ = writeln!(
-                    out,
-                    "mismatch: {} ({}:{}): {} expected {}, got no verdict ({})",
-                    o.file.display(),
-                    row.csv.display(),
-                    row.line,
-                    what,
-                    u8::from(row.holds),
-                    status
-                );
-            }
-        }
-    }
-    let _ = writeln!(out, "expectations: matched {matched} of {total}");
-    total - matched
+    })
 }

@@ -215,24 +215,34 @@ pub(crate) fn synchronization(exec: &Execution, stopped: &[EventId]) -> BarrierS
     BarrierSync::Valid { choices, stuck }
 }
 
-/// The barrier synchronization every completion of a partial graph has: the
-/// edges of barriers with no thread count so far (`X -> Y` for every other
-/// operation X and waiting Y). Operations added later only add edges, and a
-/// wait without a count keeps all its edges even if a counted operation joins
-/// its barrier, so these edges can be used to prune partial graphs.
+/// The barrier synchronization every completion of a partial graph has:
+/// `X -> Y` for every waiting operation Y without a thread count and every
+/// other operation X on its barrier, both the first of their thread on that
+/// barrier. A wait without a count synchronizes with every operation on its
+/// barrier in every choice of [`synchronization`], even once a counted
+/// operation joins the barrier; operations added later only add edges. So
+/// these edges can prune partial graphs, and the set only grows with the graph.
+///
+/// Only first operations: a thread that reaches a barrier without a count twice
+/// is not modelled ([`synchronization`] says `Unsupported`), but under any
+/// reading each thread's first arrival synchronizes with the others' first
+/// arrivals, so a graph inconsistent with these edges is inconsistent whatever
+/// the repeated arrivals do. Explorers prune such graphs before they complete,
+/// or [`super::candidate::finish`] rejects them, so the `Unsupported` verdict
+/// does not depend on how much an explorer prunes.
 pub(crate) fn certain_sync(exec: &Execution) -> Vec<(EventId, EventId)> {
     let mut edges = Vec::new();
     for g in groups(exec) {
-        let counted = g
+        let mut threads = BTreeSet::new();
+        let firsts: Vec<EventId> = g
             .ops
             .iter()
-            .any(|&e| barrier_of(exec, e).is_some_and(|(_, c)| c.is_some()));
-        if counted {
-            continue;
-        }
-        for &y in &g.ops {
-            if barrier_of(exec, y).is_some_and(|(k, _)| waits(k)) {
-                edges.extend(g.ops.iter().filter(|&&x| x != y).map(|&x| (x, y)));
+            .copied()
+            .filter(|&e| threads.insert(exec.event(e).thread))
+            .collect();
+        for &y in &firsts {
+            if barrier_of(exec, y).is_some_and(|(k, c)| waits(k) && c.is_none()) {
+                edges.extend(firsts.iter().filter(|&&x| x != y).map(|&x| (x, y)));
             }
         }
     }

@@ -57,11 +57,56 @@ pub(crate) fn explore(
     out: &mut Outcomes,
     prune: bool,
 ) -> Status {
-    match explore_all(test, opts, budget, out, prune) {
+    match explore_all(test, opts, budget, out, prune, None) {
         Ok(()) => Status::Ok,
         Err(s) => s,
     }
 }
+
+/// A complete candidate of the enumerator, handed to the visitor of
+/// [`candidates`] instead of being decided.
+pub(crate) enum Visit<'e> {
+    /// Paths, values, reads-from and the orientation of coherence between
+    /// morally strong writes are fixed (no Fence-SC order, no barrier
+    /// synchronization yet: both are existential).
+    Candidate {
+        /// The candidate.
+        exec: &'e Execution,
+        /// How each thread ended.
+        endings: &'e [Ending],
+        /// Final register values, per thread.
+        regs: &'e [Vec<i64>],
+    },
+    /// Reads-from leaves the values of `unknown` on a cycle of reads-from and
+    /// dependencies (values out of thin air, 8.10.4); `exec` has reads-from
+    /// but no values for them.
+    ValueCycle {
+        /// The candidate.
+        exec: &'e Execution,
+        /// The events whose values the cycle leaves open.
+        unknown: &'e [EventId],
+    },
+}
+
+/// Hands every candidate of `test` (paths and reads-from that the paths'
+/// constraints allow, then every acyclic orientation of morally strong write
+/// pairs) to `visit`, without pruning and without deciding consistency:
+/// what `ptxmc explain` needs to see the candidates the model rejects.
+pub(crate) fn candidates(
+    test: &Test,
+    opts: &Options,
+    budget: &mut Budget,
+    visit: &mut dyn FnMut(Visit<'_>) -> Result<(), Status>,
+) -> Status {
+    let mut out = Outcomes::new(test);
+    match explore_all(test, opts, budget, &mut out, false, Some(visit)) {
+        Ok(()) => Status::Ok,
+        Err(s) => s,
+    }
+}
+
+/// The visitor of [`candidates`].
+type Visitor<'a, 'v> = &'a mut (dyn FnMut(Visit<'_>) -> Result<(), Status> + 'v);
 
 fn explore_all(
     test: &Test,
@@ -69,6 +114,7 @@ fn explore_all(
     budget: &mut Budget,
     out: &mut Outcomes,
     prune: bool,
+    visit: Option<Visitor<'_, '_>>,
 ) -> Result<(), Status> {
     let mut codes = Vec::new();
     for t in 0..test.threads.len() {
@@ -92,6 +138,7 @@ fn explore_all(
         budget,
         seen: opts.check_duplicates.then(HashSet::new),
         prune,
+        visit,
     };
     // Every combination of one path per thread (odometer order).
     let mut pick = vec![0usize; paths.len()];
@@ -114,13 +161,15 @@ fn explore_all(
     }
 }
 
-struct Brute<'a> {
+struct Brute<'a, 'v> {
     test: &'a Test,
     budget: &'a mut Budget,
     /// Hashes of the canonical forms seen (with `check_duplicates`).
     seen: Option<HashSet<u64>>,
     /// Whether to skip partial graphs the model rejects (see the module docs).
     prune: bool,
+    /// Hand complete candidates here instead of deciding them ([`candidates`]).
+    visit: Option<Visitor<'a, 'v>>,
 }
 
 /// One combination of paths, being completed into candidates.
@@ -313,7 +362,7 @@ impl<'t> Cand<'t> {
     }
 }
 
-impl Brute<'_> {
+impl Brute<'_, '_> {
     /// Chooses the write the `k`-th read reads from, for every read from `k` on.
     fn rf_dfs(&mut self, cand: &mut Cand, k: usize, out: &mut Outcomes) -> Result<(), Status> {
         self.budget.tick(out)?;
@@ -350,6 +399,16 @@ impl Brute<'_> {
             // A value cycle through reads-from and data dependencies: the
             // No-Thin-Air axiom (8.10.4) forbids every such candidate.
             out.stats.pruned += 1;
+            if let Some(visit) = &mut self.visit {
+                let unknown: Vec<EventId> = (0..vals.len())
+                    .filter(|&i| vals[i].is_none() && cand.owner[i].is_some())
+                    .map(EventId::new)
+                    .collect();
+                return visit(Visit::ValueCycle {
+                    exec: &cand.exec,
+                    unknown: &unknown,
+                });
+            }
             return Ok(());
         }
         if !cand.constraints_hold(&vals) {
@@ -417,6 +476,13 @@ impl Brute<'_> {
         exec.co = co.clone();
         exec.fence_sc.clear();
         exec.barrier_sync.clear();
+        if let Some(visit) = &mut self.visit {
+            return visit(Visit::Candidate {
+                exec: &exec,
+                endings: &cand.endings(),
+                regs,
+            });
+        }
         let hash = self
             .seen
             .is_some()

@@ -206,7 +206,18 @@ pub(crate) fn finish(
             out.stats.pruned += 1;
             return Finish::Inconsistent;
         }
-        BarrierSync::Unsupported(m) => return Finish::Stop(Status::Unsupported(m)),
+        BarrierSync::Unsupported(m) => {
+            // Unsupported only if the candidate can be consistent with the
+            // synchronization every reading gives ([`barrier::certain_sync`]);
+            // otherwise it is inconsistent whatever the barrier does, and an
+            // explorer that pruned it earlier must not differ.
+            exec.barrier_sync = barrier::certain_sync(&exec);
+            if !exists_fence_sc_order(&mut exec, &mut |e| model::check(e).is_ok()) {
+                out.stats.pruned += 1;
+                return Finish::Inconsistent;
+            }
+            return Finish::Stop(Status::Unsupported(m));
+        }
         BarrierSync::TooMany => {
             return Finish::Stop(Status::Limit("too many barrier arrival orders".into()))
         }
@@ -228,18 +239,62 @@ pub(crate) fn finish(
         };
         let mems = final_memories(test, &exec, &rel.co, &mut recheck);
         let vals: Vec<Valuation> = mems
-            .into_iter()
-            .map(|mem| Valuation {
+            .iter()
+            .map(|(mem, _)| Valuation {
                 regs: regs.clone(),
-                mem,
+                mem: mem.clone(),
             })
             .collect();
+        if let Some(i) = out.witness_candidate(test, &vals) {
+            keep_witness(
+                test,
+                &exec,
+                rel,
+                mems[i].1.as_ref(),
+                &barriers,
+                &fences,
+                &vals[i],
+                out,
+            );
+        }
         out.add_execution(test, &vals);
     } else {
         out.stats.blocked += 1;
         liveness(test, &exec, endings, &stuck, &rel, out);
     }
     Finish::Consistent
+}
+
+/// Keeps `exec` as the report's witness ([`crate::report::Options::witness`])
+/// with final values `v`. When `v`'s writes are coherence-last only with the
+/// extra coherence edges `last`, the witness gets those edges and the
+/// relations under them, so that its picture shows the order it relies on.
+#[allow(clippy::too_many_arguments)]
+fn keep_witness(
+    test: &Test,
+    exec: &Execution,
+    rel: Relations,
+    last: Option<&BitMatrix>,
+    barriers: &[Vec<(EventId, EventId)>],
+    fences: &[Vec<EventId>],
+    v: &Valuation,
+    out: &mut Outcomes,
+) {
+    let mut w = exec.clone();
+    let rel = match last {
+        Some(m) => {
+            w.co = m.clone();
+            match exists_consistent(&mut w, barriers, fences) {
+                Some(r) => r,
+                None => {
+                    w = exec.clone();
+                    rel
+                }
+            }
+        }
+        None => rel,
+    };
+    out.set_witness(test, w, rel, v);
 }
 
 /// A consistent blocked execution is a liveness violation when it is fair: no

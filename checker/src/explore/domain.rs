@@ -12,6 +12,12 @@
 //! every integer) and the fixed point terminates. If provenances grow past a
 //! budget, a coarser fixed point over plain values takes over, bounded by the
 //! number of write events one execution can have.
+//!
+//! The same runs also bound how many writes each thread can still make to
+//! each location ([`Domain::max_writes`]): the interpreter runs of the last
+//! round cover every path a thread can take in any execution (each read
+//! returns a value of the domain), so the most writes to a location on one
+//! of them bounds the writes of that thread in every execution.
 
 use super::dpor::WriteDomain;
 use crate::event::{EventId, EventKind};
@@ -39,14 +45,34 @@ type Element = (i64, Vec<WriteEvent>);
 
 /// A path of the precise fixed point: the thread state and, per read (by
 /// program-order index), the provenance of the value it took.
-type Path = (ThreadState<i64>, BTreeMap<EventId, Vec<WriteEvent>>);
+type Path = (ThreadState<i64>, BTreeMap<EventId, Vec<WriteEvent>>, Counts);
 
-/// `[thread][phys]`: the values each thread can write to each location.
+/// What each thread can write.
+#[derive(Clone, Debug)]
+pub(crate) struct Domain {
+    /// `[thread][phys]`: the values each thread can write to each location.
+    pub values: WriteDomain,
+    /// `[thread][phys]`: the most writes to each location one run of the
+    /// thread makes.
+    pub max_writes: Vec<Vec<u32>>,
+}
+
+/// Per path: how many writes to each location it made so far.
+type Counts = Vec<u32>;
+
+/// Folds one path's write counts into the thread's maxima.
+fn fold_max(max: &mut [u32], counts: &[u32]) {
+    for (m, &c) in max.iter_mut().zip(counts) {
+        *m = (*m).max(c);
+    }
+}
+
+/// The values and write counts each thread can produce.
 pub(crate) fn write_domain(
     test: &Test,
     codes: &[ThreadCode],
     unroll: u32,
-) -> Result<WriteDomain, DomainTooLarge> {
+) -> Result<Domain, DomainTooLarge> {
     match precise(test, codes, unroll) {
         Ok(d) => Ok(d),
         Err(DomainTooLarge) => coarse(test, codes, unroll),
@@ -61,7 +87,7 @@ fn union(a: &[WriteEvent], b: &[WriteEvent]) -> Vec<WriteEvent> {
 }
 
 /// The fixed point over values with provenance.
-fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain, DomainTooLarge> {
+fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<Domain, DomainTooLarge> {
     let n_phys = test.n_phys as usize;
     let mut dom: Vec<BTreeSet<Element>> = (0..n_phys)
         .map(|p| BTreeSet::from([(test.init_mem.get(p).copied().unwrap_or(0), Vec::new())]))
@@ -69,17 +95,23 @@ fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain
     let mut steps = 0usize;
     loop {
         let mut writes: WriteDomain = vec![vec![BTreeSet::new(); n_phys]; codes.len()];
+        let mut max_writes = vec![vec![0u32; n_phys]; codes.len()];
         let mut found: Vec<BTreeSet<Element>> = dom.clone();
         for (t, code) in codes.iter().enumerate() {
-            let start = (ThreadState::<i64>::new(code, test, unroll), BTreeMap::new());
+            let start = (
+                ThreadState::<i64>::new(code, test, unroll),
+                BTreeMap::new(),
+                vec![0u32; n_phys],
+            );
             let mut stack: Vec<Path> = vec![start];
-            'paths: while let Some((mut st, mut prov)) = stack.pop() {
+            'paths: while let Some((mut st, mut prov, mut counts)) = stack.pop() {
                 loop {
                     steps += 1;
                     if steps > MAX_PRECISE_STEPS {
                         return Err(DomainTooLarge);
                     }
                     let Next::Event(ev) = st.next(code) else {
+                        fold_max(&mut max_writes[t], &counts);
                         break;
                     };
                     let po = st.po_index();
@@ -91,7 +123,7 @@ fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain
                                 break;
                             };
                             for (v, p) in options {
-                                let mut other = (st.clone(), prov.clone());
+                                let mut other = (st.clone(), prov.clone(), counts.clone());
                                 other.0.commit(id, Some(*v));
                                 other.1.insert(id, p.clone());
                                 stack.push(other);
@@ -111,6 +143,10 @@ fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain
                                 .data_deps
                                 .iter()
                                 .any(|d| prov.get(d).is_some_and(|p| p.contains(&me)));
+                            // The write happens on this path whatever the
+                            // chains: count it before the path may be dropped.
+                            counts[loc.phys.index()] += 1;
+                            fold_max(&mut max_writes[t], &counts);
                             if reused {
                                 // This path needs a chain that uses this write twice.
                                 continue 'paths;
@@ -128,7 +164,10 @@ fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain
             return Err(DomainTooLarge);
         }
         if found == dom {
-            return Ok(writes);
+            return Ok(Domain {
+                values: writes,
+                max_writes,
+            });
         }
         dom = found;
     }
@@ -137,7 +176,7 @@ fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain
 /// The fixed point over plain values: round r finds every value produced by a
 /// chain of at most r writes, so after as many rounds as one execution can
 /// have write events the domain is complete.
-fn coarse(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain, DomainTooLarge> {
+fn coarse(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<Domain, DomainTooLarge> {
     let n_phys = test.n_phys as usize;
     let init: Vec<BTreeSet<i64>> = (0..n_phys)
         .map(|p| BTreeSet::from([test.init_mem.get(p).copied().unwrap_or(0)]))
@@ -148,11 +187,17 @@ fn coarse(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain,
     loop {
         round += 1;
         let mut writes: WriteDomain = vec![vec![BTreeSet::new(); n_phys]; codes.len()];
+        let mut per_location = vec![vec![0u32; n_phys]; codes.len()];
         let mut max_writes = 0usize;
         for (t, code) in codes.iter().enumerate() {
             let mut thread_max = 0usize;
-            let mut stack = vec![(ThreadState::<i64>::new(code, test, unroll), 0usize)];
-            while let Some((mut st, mut n_writes)) = stack.pop() {
+            let start = (
+                ThreadState::<i64>::new(code, test, unroll),
+                0usize,
+                vec![0u32; n_phys],
+            );
+            let mut stack = vec![start];
+            while let Some((mut st, mut n_writes, mut counts)) = stack.pop() {
                 loop {
                     steps += 1;
                     if steps > MAX_STEPS {
@@ -170,19 +215,21 @@ fn coarse(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain,
                             for &v in it {
                                 let mut other = st.clone();
                                 other.commit(id, Some(v));
-                                stack.push((other, n_writes));
+                                stack.push((other, n_writes, counts.clone()));
                             }
                             st.commit(id, Some(first));
                         }
                         EventKind::Write { loc, value, .. } => {
                             writes[t][loc.phys.index()].insert(value);
                             n_writes += 1;
+                            counts[loc.phys.index()] += 1;
                             st.commit(id, None);
                         }
                         _ => st.commit(id, None),
                     }
                 }
                 thread_max = thread_max.max(n_writes);
+                fold_max(&mut per_location[t], &counts);
             }
             max_writes += thread_max;
         }
@@ -193,7 +240,10 @@ fn coarse(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<WriteDomain,
             }
         }
         if next == values || round > max_writes {
-            return Ok(writes);
+            return Ok(Domain {
+                values: writes,
+                max_writes: per_location,
+            });
         }
         values = next;
     }

@@ -28,20 +28,43 @@
 //! - Fence-SC order and barrier arrival order are existential, as in the
 //!   reference enumerator; the completion step ([`super::candidate`]) is
 //!   shared with it, so both count and judge executions identically.
+//!
+//! Making each step cheap:
+//!
+//! - One graph is kept and changed in place: a child is an event pushed (or
+//!   edges added) and popped again when its subtree is done, never a copy of
+//!   the graph. Only the thread state of the stepping thread is copied per
+//!   child (the interpreter has no undo).
+//! - What depends only on the events (program order, morally strong,
+//!   patterns, ...) is kept up to date event by event
+//!   ([`crate::model::fast::Statics`]); a consistency check recomputes only
+//!   what depends on reads-from and coherence, on one machine word per event.
+//! - A graph is checked lazily, right before it is extended: a graph that
+//!   turns out complete goes straight to [`candidate::finish`], which checks
+//!   it anyway, and an event that cannot make a consistent graph inconsistent
+//!   (a fence, see [`Dpor::visit`]) needs no check at all.
+//!
+//! Parallel exploration: the subtrees of the first branching nodes are handed
+//! to the rayon pool the caller runs in ([`rayon::join`]); each worker keeps
+//! its own graph and [`Outcomes`], and the parts are merged in the order of
+//! the sequential search ([`Outcomes::merge`]), so results are the same for
+//! every number of threads.
 
 use super::barrier;
 use super::candidate::{self, Ending, Finish};
+use super::domain::Domain;
 use super::outcome::Outcomes;
 use super::Budget;
-use crate::event::{EventId, EventKind};
+use crate::event::{Event, EventId, EventKind};
 use crate::execution::Execution;
 use crate::interp::{Next, ThreadCode, ThreadState};
-use crate::model;
+use crate::model::{self, fast};
 use crate::relation::BitMatrix;
 use crate::report::{BlockReason, Status};
 use ptxmc_frontend::ir::{BarrierKind, Instr, Proxy, Test, ThreadId, VAddrId};
-use std::cell::RefCell;
 use std::collections::{BTreeSet, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// How a thread stands in a partial graph.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -52,33 +75,90 @@ enum Run {
     Ended(Ending),
 }
 
-/// One node of the search: a consistent partial graph and the thread states.
+/// The graph being built and the thread states: changed in place, each
+/// change undone when its subtree is explored.
 #[derive(Clone)]
-struct Node {
+struct State {
     exec: Execution,
-    /// Coherence edges between morally strong writes, as the explorer chose them.
-    co_edges: Vec<(EventId, EventId)>,
+    /// What depends only on the events, kept in step with `exec` while it has
+    /// at most [`fast::MAX_EVENTS`] events (`statics.len() == exec.len()`).
+    statics: fast::Statics,
     states: Vec<ThreadState<i64>>,
     runs: Vec<Run>,
     /// Reads committed to reading from a write not yet added.
     pending: Vec<EventId>,
+    /// Barrier events in the graph.
+    barriers: usize,
+    /// `fence.sc` events in the graph.
+    fences_sc: usize,
 }
 
 /// Values each thread may write to each physical location: `[thread][phys]`.
 pub(crate) type WriteDomain = Vec<Vec<BTreeSet<i64>>>;
+
+/// Why an exploration stops early.
+enum Halt {
+    /// With this status (a limit, or an unsupported construct).
+    Stop(Status),
+    /// Another worker reached a time or execution limit.
+    Aborted,
+}
+
+type Res = Result<(), Halt>;
+
+/// Fence-SC orders are enumerated by [`candidate`] up to this many fences.
+const MAX_FENCES: usize = 8;
+
+/// Subtrees handed to other workers: the search splits at branching nodes
+/// until about this many parts exist (per path: the product of the branching
+/// factors so far).
+const MAX_PARTS: usize = 512;
+
+/// Nodes between two looks at the clock.
+const TICK_EVERY: u32 = 64;
+
+/// What one worker owns: its outcomes and its copy of the limits.
+struct Worker {
+    out: Outcomes,
+    budget: Budget,
+    ticks: u32,
+    /// Scratch space of consistency checks.
+    derived: Box<fast::Derived>,
+}
+
+impl Worker {
+    /// A worker for a part of the search that `self` hands over.
+    fn fork(&self) -> Self {
+        Self {
+            out: self.out.fork(),
+            budget: self.budget.clone(),
+            ticks: self.ticks,
+            derived: Box::new(fast::Derived::new()),
+        }
+    }
+}
 
 /// The explorer's fixed inputs.
 pub(crate) struct Dpor<'a> {
     test: &'a Test,
     codes: &'a [ThreadCode],
     unroll: u32,
-    /// `writes[t][p]`: values a write of thread `t` may write to `p`.
-    writes: &'a WriteDomain,
+    /// `domain.values[t][p]`: values a write of thread `t` may write to `p`;
+    /// `domain.max_writes[t][p]`: how many writes to `p` it makes at most.
+    domain: &'a Domain,
     /// `accesses[t][p]`: the (virtual address, proxy) pairs through which
     /// thread `t` writes `p`.
     accesses: Vec<Vec<BTreeSet<(VAddrId, Proxy)>>>,
     /// Hashes of the complete graphs seen, with `--check-duplicates`.
-    seen: RefCell<Option<HashSet<u64>>>,
+    seen: Option<Mutex<HashSet<u64>>>,
+    /// Terminating executions found by every worker (`--max-executions`).
+    executions: AtomicU64,
+    /// Set when a worker reached a time or execution limit: the others stop.
+    stop: AtomicBool,
+    /// The limit that `stop` stands for.
+    stop_status: Mutex<Option<Status>>,
+    /// Whether to hand subtrees to other workers.
+    parallel: bool,
 }
 
 impl<'a> Dpor<'a> {
@@ -87,7 +167,7 @@ impl<'a> Dpor<'a> {
         test: &'a Test,
         codes: &'a [ThreadCode],
         unroll: u32,
-        writes: &'a WriteDomain,
+        domain: &'a Domain,
         check_duplicates: bool,
     ) -> Self {
         let mut accesses = vec![vec![BTreeSet::new(); test.n_phys as usize]; test.threads.len()];
@@ -110,9 +190,13 @@ impl<'a> Dpor<'a> {
             test,
             codes,
             unroll,
-            writes,
+            domain,
             accesses,
-            seen: RefCell::new(check_duplicates.then(HashSet::new)),
+            seen: check_duplicates.then(|| Mutex::new(HashSet::new())),
+            executions: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            stop_status: Mutex::new(None),
+            parallel: rayon::current_num_threads() > 1,
         }
     }
 
@@ -132,21 +216,26 @@ impl<'a> Dpor<'a> {
         self.accesses[t][phys].iter().any(|&a| a != (vaddr, proxy))
     }
 
-    /// Values a write not yet added may write to `phys`: those of the threads
-    /// still running.
-    fn future_values(&self, node: &Node, reader: EventId) -> BTreeSet<i64> {
+    /// Whether thread `t` (still running) may later write to the location of
+    /// the read `ev` of thread `rt`, as far as the own-thread rule goes.
+    fn future_writer(&self, t: usize, rt: usize, ev: &Event, phys: usize) -> bool {
+        t != rt || {
+            let vaddr = ev.loc().map_or(VAddrId::new(0), |l| l.vaddr);
+            self.may_read_own_later_write(t, phys, vaddr, ev.proxy)
+        }
+    }
+
+    /// Values a write not yet added may write to the location of the read
+    /// `ev`: those of the threads still running, in increasing order.
+    fn future_values(&self, s: &State, ev: &Event) -> BTreeSet<i64> {
         let mut out = BTreeSet::new();
-        let ev = node.exec.event(reader);
         let (Some(rt), Some(loc)) = (ev.thread, ev.loc()) else {
             return out;
         };
         let phys = loc.phys.index();
-        for (t, r) in node.runs.iter().enumerate() {
-            if t == rt.index() && !self.may_read_own_later_write(t, phys, loc.vaddr, ev.proxy) {
-                continue;
-            }
-            if *r == Run::Running {
-                if let Some(w) = self.writes.get(t).and_then(|w| w.get(phys)) {
+        for (t, r) in s.runs.iter().enumerate() {
+            if *r == Run::Running && self.future_writer(t, rt.index(), ev, phys) {
+                if let Some(w) = self.domain.values.get(t).and_then(|w| w.get(phys)) {
                     out.extend(w.iter().copied());
                 }
             }
@@ -154,358 +243,727 @@ impl<'a> Dpor<'a> {
         out
     }
 
+    /// Whether some thread still running may write the value the committed
+    /// read `r` returns ([`Self::future_values`] contains it).
+    fn still_writable(&self, s: &State, r: EventId) -> bool {
+        let ev = s.exec.event(r);
+        let (Some(rt), Some(loc), Some(v)) = (ev.thread, ev.loc(), ev.value()) else {
+            return false;
+        };
+        let phys = loc.phys.index();
+        s.runs.iter().enumerate().any(|(t, run)| {
+            *run == Run::Running
+                && self.future_writer(t, rt.index(), ev, phys)
+                && self
+                    .domain
+                    .values
+                    .get(t)
+                    .and_then(|w| w.get(phys))
+                    .is_some_and(|w| w.contains(&v))
+        })
+    }
+
+    /// Whether the committed reads can still all be satisfied by writes not
+    /// yet added. Each distinct (location, value) they wait for needs its own
+    /// write (a write has one value), from a thread still running that may
+    /// write that value ([`Self::still_writable`]), and a thread makes at
+    /// most `max_writes` writes to a location in any execution
+    /// ([`Domain::max_writes`]), fewer the ones it already made: a matching
+    /// of the values waited for into those remaining writes must exist
+    /// (Hall's condition, decided by augmenting paths). A graph that fails
+    /// this has no consistent completion: some committed read would read
+    /// from no write.
+    fn satisfiable(&self, s: &State) -> bool {
+        if s.pending.is_empty() {
+            return true;
+        }
+        if s.runs.len() > 64 {
+            return s.pending.iter().all(|&r| self.still_writable(s, r));
+        }
+        // (location, value, threads that may write it for some read).
+        let mut demands: Vec<(usize, i64, u64)> = Vec::with_capacity(s.pending.len());
+        for &r in &s.pending {
+            let ev = s.exec.event(r);
+            let (Some(rt), Some(loc), Some(v)) = (ev.thread, ev.loc(), ev.value()) else {
+                return false;
+            };
+            let phys = loc.phys.index();
+            let mut eligible = 0u64;
+            for (t, run) in s.runs.iter().enumerate() {
+                if *run == Run::Running
+                    && self.future_writer(t, rt.index(), ev, phys)
+                    && self
+                        .domain
+                        .values
+                        .get(t)
+                        .and_then(|w| w.get(phys))
+                        .is_some_and(|w| w.contains(&v))
+                {
+                    eligible |= 1 << t;
+                }
+            }
+            if eligible == 0 {
+                return false;
+            }
+            match demands.iter_mut().find(|d| d.0 == phys && d.1 == v) {
+                Some(d) => d.2 |= eligible,
+                None => demands.push((phys, v, eligible)),
+            }
+        }
+        demands.sort_unstable_by_key(|d| d.0);
+        let mut rest = &demands[..];
+        while let Some(&(phys, _, _)) = rest.first() {
+            let k = rest.iter().take_while(|d| d.0 == phys).count();
+            let (group, tail) = rest.split_at(k);
+            rest = tail;
+            // Writes each thread can still make to `phys`.
+            let caps: Vec<usize> = s
+                .runs
+                .iter()
+                .enumerate()
+                .map(|(t, run)| {
+                    if *run != Run::Running {
+                        return 0;
+                    }
+                    let max = self
+                        .domain
+                        .max_writes
+                        .get(t)
+                        .and_then(|m| m.get(phys))
+                        .copied()
+                        .unwrap_or(0) as usize;
+                    let done = s.exec.threads[t]
+                        .iter()
+                        .filter(|&&e| {
+                            let ev = s.exec.event(e);
+                            ev.is_write() && ev.loc().is_some_and(|l| l.phys.index() == phys)
+                        })
+                        .count();
+                    max.saturating_sub(done)
+                })
+                .collect();
+            let eligible: Vec<u64> = group.iter().map(|d| d.2).collect();
+            let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); s.runs.len()];
+            for d in 0..eligible.len() {
+                let mut visited = 0u64;
+                if !assign(d, &eligible, &caps, &mut assigned, &mut visited) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// The thread to extend next: the first running one. (Any deterministic
     /// choice keeps each graph produced once; running threads to their end in
     /// order lets every read of a thread find the writes of earlier threads
     /// already in the graph.)
-    fn schedule(&self, node: &Node) -> Option<usize> {
-        node.runs.iter().position(|r| *r == Run::Running)
+    fn schedule(s: &State) -> Option<usize> {
+        s.runs.iter().position(|r| *r == Run::Running)
     }
 
     /// Explores every execution, folding complete ones into `out`.
     pub(crate) fn run(&self, out: &mut Outcomes, budget: &mut Budget) -> Status {
         let exec = candidate::empty_execution(self.test);
+        let statics = fast::Statics::new(&exec).unwrap_or_else(fast::Statics::empty);
         let states = self
             .codes
             .iter()
             .map(|c| ThreadState::new(c, self.test, self.unroll))
             .collect();
-        let root = Node {
+        let mut root = State {
             exec,
-            co_edges: Vec::new(),
+            statics,
             states,
             runs: vec![Run::Running; self.codes.len()],
             pending: Vec::new(),
+            barriers: 0,
+            fences_sc: 0,
         };
-        match self.visit(root, out, budget) {
+        let mut w = Worker {
+            out: out.fork(),
+            budget: budget.clone(),
+            ticks: 0,
+            derived: Box::new(fast::Derived::new()),
+        };
+        let res = self.visit(&mut root, &mut w, true, 1);
+        out.merge(w.out);
+        match res {
             Ok(()) => Status::Ok,
-            Err(s) => s,
+            Err(Halt::Stop(s)) => s,
+            Err(Halt::Aborted) => self
+                .stop_status
+                .lock()
+                .map(|s| s.clone())
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| Status::Limit("stopped".into())),
         }
     }
 
-    fn visit(&self, mut node: Node, out: &mut Outcomes, budget: &mut Budget) -> Result<(), Status> {
-        budget.tick(out)?;
-        let Some(t) = self.schedule(&node) else {
-            return self.complete(node, out, budget);
+    /// Stops every worker with a time or execution limit.
+    fn limit(&self, status: Status) -> Halt {
+        if let Ok(mut slot) = self.stop_status.lock() {
+            slot.get_or_insert(status.clone());
+        }
+        self.stop.store(true, Ordering::Relaxed);
+        Halt::Stop(status)
+    }
+
+    /// The time limit, looked at every [`TICK_EVERY`] nodes, and the other
+    /// workers' limits.
+    fn tick(&self, w: &mut Worker) -> Res {
+        w.ticks += 1;
+        if w.ticks >= TICK_EVERY {
+            w.ticks = 0;
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(Halt::Aborted);
+            }
+            if let Err(s) = w.budget.tick(&w.out) {
+                return Err(self.limit(s));
+            }
+        }
+        Ok(())
+    }
+
+    /// Explores the graph `s`. `check`: whether `s` still has to be checked
+    /// (it is checked only when it is about to be extended, see the module
+    /// documentation). `parts`: into how many parts the search is split on
+    /// the path to `s`. Leaves `s` as it found it, except the thread state of
+    /// the thread it steps and of the threads after it (each caller restores
+    /// those).
+    fn visit(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
+        self.tick(w)?;
+        let Some(t) = Self::schedule(s) else {
+            return self.complete(s, w, check);
         };
         let code = &self.codes[t];
-        match node.states[t].next(code) {
-            Next::Done => {
-                node.runs[t] = Run::Ended(Ending::Done);
-                self.next_thread(node, out, budget)
-            }
+        match s.states[t].next(code) {
+            Next::Done => self.end_thread(s, w, t, Ending::Done, check, parts),
             Next::Blocked(reason) => {
-                let at = node.states[t].blocked_at(code).unwrap_or_default();
+                let at = s.states[t].blocked_at(code).unwrap_or_default();
                 let ending = match reason {
                     BlockReason::Spin => Ending::Spin {
-                        iteration: node.states[t].spin_iteration().to_vec(),
+                        iteration: s.states[t].spin_iteration().to_vec(),
                         at,
                     },
                     _ => Ending::Bound { at },
                 };
-                node.runs[t] = Run::Ended(ending);
-                self.next_thread(node, out, budget)
+                self.end_thread(s, w, t, ending, check, parts)
             }
-            Next::Branch(_) => Err(Status::Unsupported(
+            Next::Branch(_) => Err(Halt::Stop(Status::Unsupported(
                 "a branch on an undetermined value (internal: concrete values always decide)"
                     .into(),
-            )),
+            ))),
             Next::Event(ev) => {
-                let id = EventId::new(node.exec.events.len());
+                if check && !self.consistent(s, &mut w.derived) {
+                    w.out.stats.pruned += 1;
+                    return Ok(());
+                }
                 match ev.kind {
-                    EventKind::Read { loc, .. } => {
-                        let phys = loc.phys;
-                        let writes: Vec<EventId> = node
-                            .exec
-                            .ids()
-                            .filter(|&w| {
-                                let e = node.exec.event(w);
-                                e.is_write() && e.loc().is_some_and(|l| l.phys == phys)
-                            })
-                            .collect();
-                        for w in writes {
-                            let value = node.exec.event(w).value().unwrap_or(0);
-                            let mut child = node.clone();
-                            push_event(&mut child, t, ev.clone(), Some(value));
-                            child.exec.rf[id.index()] = Some(w);
-                            child.states[t].commit(id, Some(value));
-                            self.visit_if_consistent(child, out, budget)?;
-                        }
-                        let mut probe = node.clone();
-                        push_event(&mut probe, t, ev.clone(), Some(0));
-                        for value in self.future_values(&probe, id) {
-                            let mut child = node.clone();
-                            push_event(&mut child, t, ev.clone(), Some(value));
-                            child.pending.push(id);
-                            child.states[t].commit(id, Some(value));
-                            self.visit_if_consistent(child, out, budget)?;
-                        }
-                        Ok(())
-                    }
-                    EventKind::Write { loc, value, .. } => {
-                        push_event(&mut node, t, ev, None);
-                        node.states[t].commit(id, None);
-                        let ms: Vec<EventId> = node
-                            .exec
-                            .ids()
-                            .filter(|&w| {
-                                w != id && {
-                                    let e = node.exec.event(w);
-                                    e.is_write()
-                                        && !e.is_init()
-                                        && e.loc().is_some_and(|l| l.phys == loc.phys)
-                                        && model::morally_strong(&node.exec, w, id)
-                                }
-                            })
-                            .collect();
-                        let readers: Vec<EventId> = node
-                            .pending
-                            .iter()
-                            .copied()
-                            .filter(|&r| {
-                                let e = node.exec.event(r);
-                                let own_later = e.thread == Some(ThreadId::new(t))
-                                    && !self.may_read_own_later_write(
-                                        t,
-                                        loc.phys.index(),
-                                        e.loc().map_or(loc.vaddr, |l| l.vaddr),
-                                        e.proxy,
-                                    );
-                                !own_later
-                                    && e.loc().is_some_and(|l| l.phys == loc.phys)
-                                    && e.value() == Some(value)
-                            })
-                            .collect();
-                        // The write half of an RMW follows its read in program order.
-                        let rmw_source = match node.exec.threads[t].iter().rev().nth(1) {
-                            Some(&r)
-                                if node.exec.event(id).is_rmw()
-                                    && node.exec.event(r).is_rmw()
-                                    && node.exec.event(r).is_read() =>
-                            {
-                                node.exec.rf[r.index()]
-                            }
-                            _ => None,
-                        };
-                        if readers.len() > 20 {
-                            return Err(Status::Limit(format!(
-                                "{} reads wait for one write at {}",
-                                readers.len(),
-                                node.exec.event(id).span
-                            )));
-                        }
-                        for before in coherence_positions(&node, &ms, rmw_source) {
-                            for mask in 0u64..(1u64 << readers.len()) {
-                                let mut child = node.clone();
-                                for &m in &ms {
-                                    if before.contains(&m) {
-                                        child.co_edges.push((m, id));
-                                    } else {
-                                        child.co_edges.push((id, m));
-                                    }
-                                }
-                                for (k, &r) in readers.iter().enumerate() {
-                                    if mask >> k & 1 == 1 {
-                                        child.exec.rf[r.index()] = Some(id);
-                                        child.pending.retain(|&p| p != r);
-                                    }
-                                }
-                                self.visit_if_consistent(child, out, budget)?;
-                            }
-                        }
-                        Ok(())
-                    }
+                    EventKind::Read { .. } => self.read(s, w, t, ev, parts),
+                    EventKind::Write { .. } => self.write(s, w, t, ev, parts),
                     EventKind::Fence(_) => {
-                        push_event(&mut node, t, ev, None);
-                        node.states[t].commit(id, None);
-                        self.visit_if_consistent(node, out, budget)
+                        // A fence added at the end of its thread, with no
+                        // event after it anywhere, has no outgoing edge of po,
+                        // sync (its patterns need later events), base
+                        // causality, observation or coherence, and is not a
+                        // memory operation: it closes no cycle of any axiom
+                        // of 8.10 and does not change the relations between
+                        // other events (proxy fences convert only along base
+                        // causality paths through them). A fence.sc can be
+                        // put last in Fence-SC order (existential, 8.9.3),
+                        // which gives it only incoming synchronization. So the
+                        // graph stays consistent: no check.
+                        let id = push_event(s, t, ev, None);
+                        s.states[t].commit(id, None);
+                        let r = self.visit(s, w, false, parts);
+                        pop_event(s, t);
+                        r
                     }
                     EventKind::Barrier { kind, count, .. } => {
-                        push_event(&mut node, t, ev, None);
-                        node.states[t].commit(id, None);
+                        let id = push_event(s, t, ev, None);
+                        s.states[t].commit(id, None);
                         let waits = matches!(
                             kind,
                             BarrierKind::Sync | BarrierKind::Red | BarrierKind::ClusterWait
                         );
-                        if waits && count.is_some() {
-                            let mut stopped = node.clone();
-                            stopped.runs[t] = Run::Ended(Ending::BarrierStop(id));
-                            self.visit_if_consistent_next(stopped, out, budget)?;
-                        }
-                        self.visit_if_consistent(node, out, budget)
+                        let r = if !(waits && count.is_some()) {
+                            self.visit(s, w, true, parts)
+                        } else if !self.consistent(s, &mut w.derived) {
+                            // Both children (the thread stops at the
+                            // barrier forever, or goes on) have this graph.
+                            w.out.stats.pruned += 2;
+                            Ok(())
+                        } else {
+                            s.runs[t] = Run::Ended(Ending::BarrierStop(id));
+                            let r = self.next_thread(s, w, false, parts);
+                            s.runs[t] = Run::Running;
+                            r.and_then(|()| self.visit(s, w, false, parts))
+                        };
+                        pop_event(s, t);
+                        r
                     }
                 }
             }
         }
     }
 
-    /// After thread `t` ended: prune committed reads that no later thread can satisfy.
-    fn next_thread(
-        &self,
-        node: Node,
-        out: &mut Outcomes,
-        budget: &mut Budget,
-    ) -> Result<(), Status> {
-        let dead = node.pending.iter().any(|&r| {
-            let e = node.exec.event(r);
-            match (e.loc(), e.value()) {
-                (Some(_), Some(v)) => !self.future_values(&node, r).contains(&v),
-                _ => true,
+    /// A new read: reads an existing write, or commits to a value a later
+    /// write will provide.
+    fn read(&self, s: &mut State, w: &mut Worker, t: usize, ev: Event, parts: usize) -> Res {
+        let EventKind::Read { loc, .. } = ev.kind else {
+            return Ok(());
+        };
+        let phys = loc.phys;
+        let mut choices: Vec<(Option<EventId>, i64)> = s
+            .exec
+            .ids()
+            .filter_map(|w| {
+                let e = s.exec.event(w);
+                match e.kind {
+                    EventKind::Write { loc: l, value, .. } if l.phys == phys => {
+                        Some((Some(w), value))
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+        choices.extend(self.future_values(s, &ev).into_iter().map(|v| (None, v)));
+        let node_state = s.states[t].clone();
+        self.branch(s, w, parts, &choices, &|this, s, w, &(src, value), parts| {
+            let id = push_event(s, t, ev.clone(), Some(value));
+            match src {
+                Some(src) => s.exec.rf[id.index()] = Some(src),
+                None => s.pending.push(id),
             }
+            let r = if src.is_none() && !this.satisfiable(s) {
+                w.out.stats.pruned += 1;
+                Ok(())
+            } else {
+                s.states[t] = node_state.clone();
+                s.states[t].commit(id, Some(value));
+                this.visit(s, w, true, parts)
+            };
+            if src.is_none() {
+                s.pending.pop();
+            }
+            pop_event(s, t);
+            r
+        })
+    }
+
+    /// A new write: its coherence position among the morally strong writes of
+    /// its location, and which committed reads read from it.
+    fn write(&self, s: &mut State, w: &mut Worker, t: usize, ev: Event, parts: usize) -> Res {
+        let EventKind::Write { loc, value, .. } = ev.kind else {
+            return Ok(());
+        };
+        let id = push_event(s, t, ev, None);
+        s.states[t].commit(id, None);
+        let ms: Vec<EventId> = s
+            .exec
+            .ids()
+            .filter(|&w| {
+                w != id && {
+                    let e = s.exec.event(w);
+                    e.is_write()
+                        && !e.is_init()
+                        && e.loc().is_some_and(|l| l.phys == loc.phys)
+                        && model::morally_strong(&s.exec, w, id)
+                }
+            })
+            .collect();
+        let readers: Vec<EventId> = s
+            .pending
+            .iter()
+            .copied()
+            .filter(|&r| {
+                let e = s.exec.event(r);
+                let own_later = e.thread == Some(ThreadId::new(t))
+                    && !self.may_read_own_later_write(
+                        t,
+                        loc.phys.index(),
+                        e.loc().map_or(loc.vaddr, |l| l.vaddr),
+                        e.proxy,
+                    );
+                !own_later
+                    && e.loc().is_some_and(|l| l.phys == loc.phys)
+                    && e.value() == Some(value)
+            })
+            .collect();
+        // The write half of an RMW follows its read in program order.
+        let rmw_source = match s.exec.threads[t].iter().rev().nth(1) {
+            Some(&r) if s.exec.event(id).is_rmw() && s.exec.event(r).is_rmw() => {
+                s.exec.event(r).is_read().then(|| s.exec.rf[r.index()]).flatten()
+            }
+            _ => None,
+        };
+        if ms.len() > 63 {
+            let msg = format!(
+                "{} morally strong writes before the write at {}",
+                ms.len(),
+                s.exec.event(id).span
+            );
+            pop_event(s, t);
+            return Err(Halt::Stop(Status::Limit(msg)));
+        }
+        if readers.len() > 20 {
+            let msg = format!(
+                "{} reads wait for one write at {}",
+                readers.len(),
+                s.exec.event(id).span
+            );
+            pop_event(s, t);
+            return Err(Halt::Stop(Status::Limit(msg)));
+        }
+        let mut choices: Vec<(u64, u64)> = Vec::new();
+        for before in coherence_positions(&s.exec, &ms, rmw_source) {
+            for mask in 0u64..(1u64 << readers.len()) {
+                choices.push((before, mask));
+            }
+        }
+        let node_state = s.states[t].clone();
+        let pending = s.pending.clone();
+        let r = self.branch(s, w, parts, &choices, &|this, s, w, &(before, mask), parts| {
+            for (k, &m) in ms.iter().enumerate() {
+                if before >> k & 1 == 1 {
+                    s.exec.co.insert(m, id);
+                } else {
+                    s.exec.co.insert(id, m);
+                }
+            }
+            for (k, &r) in readers.iter().enumerate() {
+                if mask >> k & 1 == 1 {
+                    s.exec.rf[r.index()] = Some(id);
+                    s.pending.retain(|&p| p != r);
+                }
+            }
+            let res = if this.satisfiable(s) {
+                s.states[t] = node_state.clone();
+                this.visit(s, w, true, parts)
+            } else {
+                w.out.stats.pruned += 1;
+                Ok(())
+            };
+            for &m in &ms {
+                s.exec.co.remove(m, id);
+                s.exec.co.remove(id, m);
+            }
+            for (k, &r) in readers.iter().enumerate() {
+                if mask >> k & 1 == 1 {
+                    s.exec.rf[r.index()] = None;
+                }
+            }
+            s.pending.clone_from(&pending);
+            res
         });
-        if dead {
-            out.stats.pruned += 1;
+        pop_event(s, t);
+        r
+    }
+
+    /// Explores the children `choices` of a node, in order: each is applied
+    /// to `s`, explored and undone by `child`. Near the root, the later half
+    /// of the children goes to another worker with its own copy of the graph
+    /// and its own outcomes, merged after the earlier half's (so the result
+    /// is the sequential one).
+    fn branch<C: Sync>(
+        &self,
+        s: &mut State,
+        w: &mut Worker,
+        parts: usize,
+        choices: &[C],
+        child: &(dyn Fn(&Self, &mut State, &mut Worker, &C, usize) -> Res + Sync),
+    ) -> Res {
+        let k = choices.len();
+        let split = self.parallel && k > 1 && parts < MAX_PARTS;
+        if !split {
+            for c in choices {
+                child(self, s, w, c, parts)?;
+            }
             return Ok(());
         }
-        self.visit(node, out, budget)
+        let parts = parts.saturating_mul(k);
+        self.split(s, w, parts, choices, child)
     }
 
-    fn visit_if_consistent_next(
+    fn split<C: Sync>(
         &self,
-        node: Node,
-        out: &mut Outcomes,
-        budget: &mut Budget,
-    ) -> Result<(), Status> {
-        if self.consistent(&node) {
-            self.next_thread(node, out, budget)
-        } else {
-            out.stats.pruned += 1;
-            Ok(())
+        s: &mut State,
+        w: &mut Worker,
+        parts: usize,
+        choices: &[C],
+        child: &(dyn Fn(&Self, &mut State, &mut Worker, &C, usize) -> Res + Sync),
+    ) -> Res {
+        if choices.len() == 1 {
+            return child(self, s, w, &choices[0], parts);
+        }
+        let (left, right) = choices.split_at(choices.len() / 2);
+        let mut s2 = s.clone();
+        let mut w2 = w.fork();
+        let (rl, rr) = rayon::join(
+            || self.split(s, w, parts, left, child),
+            || self.split(&mut s2, &mut w2, parts, right, child),
+        );
+        match rl {
+            // The sequential search would have stopped in the left half.
+            Err(Halt::Stop(st)) => Err(Halt::Stop(st)),
+            Err(Halt::Aborted) => {
+                w.out.merge(w2.out);
+                match rr {
+                    Err(Halt::Stop(st)) => Err(Halt::Stop(st)),
+                    _ => Err(Halt::Aborted),
+                }
+            }
+            Ok(()) => {
+                w.out.merge(w2.out);
+                rr
+            }
         }
     }
 
-    fn visit_if_consistent(
+    /// Thread `t` ended with `ending`: go on with the next thread.
+    fn end_thread(
         &self,
-        node: Node,
-        out: &mut Outcomes,
-        budget: &mut Budget,
-    ) -> Result<(), Status> {
-        if self.consistent(&node) {
-            self.visit(node, out, budget)
-        } else {
-            out.stats.pruned += 1;
-            Ok(())
+        s: &mut State,
+        w: &mut Worker,
+        t: usize,
+        ending: Ending,
+        check: bool,
+        parts: usize,
+    ) -> Res {
+        s.runs[t] = Run::Ended(ending);
+        let r = self.next_thread(s, w, check, parts);
+        s.runs[t] = Run::Running;
+        r
+    }
+
+    /// After a thread ended: prune committed reads that no later thread can
+    /// satisfy, then extend the next thread (its state is restored after).
+    fn next_thread(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
+        if !self.satisfiable(s) {
+            w.out.stats.pruned += 1;
+            return Ok(());
         }
+        let Some(t) = Self::schedule(s) else {
+            return self.visit(s, w, check, parts);
+        };
+        let saved = s.states[t].clone();
+        let r = self.visit(s, w, check, parts);
+        s.states[t] = saved;
+        r
     }
 
     /// Whether the partial graph can still be part of a consistent execution:
     /// some Fence-SC order satisfies every axiom with the barrier
     /// synchronization that every completion will have (barriers without a
     /// thread count; counted barriers add edges only at completion).
-    fn consistent(&self, node: &Node) -> bool {
-        let mut exec = node.exec.clone();
-        exec.co = co_matrix(exec.events.len(), &node.co_edges);
-        exec.barrier_sync = barrier::certain_sync(&exec);
-        candidate::exists_fence_sc_order(&mut exec, &mut |e| model::check(e).is_ok())
+    fn consistent(&self, s: &mut State, d: &mut fast::Derived) -> bool {
+        if s.barriers > 0 {
+            s.exec.barrier_sync = barrier::certain_sync(&s.exec);
+        }
+        let fast = s.statics.len() == s.exec.len();
+        let ok = if s.fences_sc < 2 {
+            if fast {
+                model::consistent_with(&s.exec, &s.statics, d)
+            } else {
+                model::consistent(&s.exec)
+            }
+        } else {
+            let st = &s.statics;
+            candidate::exists_fence_sc_order(&mut s.exec, &mut |e| {
+                if fast {
+                    model::consistent_with(e, st, d)
+                } else {
+                    model::consistent(e)
+                }
+            })
+        };
+        s.exec.barrier_sync.clear();
+        s.exec.fence_sc.clear();
+        ok
     }
 
-    fn complete(&self, node: Node, out: &mut Outcomes, budget: &mut Budget) -> Result<(), Status> {
-        if !node.pending.is_empty() {
-            out.stats.pruned += 1;
+    /// A graph in which every thread ended.
+    fn complete(&self, s: &mut State, w: &mut Worker, check: bool) -> Res {
+        if !s.pending.is_empty() {
+            w.out.stats.pruned += 1;
             return Ok(());
         }
-        let mut exec = node.exec;
-        exec.co = co_matrix(exec.events.len(), &node.co_edges);
-        let endings: Vec<Ending> = node
+        // `finish` decides consistency over every Fence-SC order and barrier
+        // synchronization, so a check here would only repeat it; it is made
+        // first only where `finish` could stop with a limit on a graph the
+        // check prunes (barrier arrival orders, too many fences).
+        if check && (s.barriers > 0 || s.fences_sc > MAX_FENCES) && !self.consistent(s, &mut w.derived) {
+            w.out.stats.pruned += 1;
+            return Ok(());
+        }
+        let exec = s.exec.clone();
+        let endings: Vec<Ending> = s
             .runs
-            .into_iter()
+            .iter()
             .map(|r| match r {
-                Run::Ended(e) => e,
+                Run::Ended(e) => e.clone(),
                 Run::Running => Ending::Done,
             })
             .collect();
-        let regs: Vec<Vec<i64>> = node.states.iter().map(|s| s.regs().to_vec()).collect();
-        let mut seen = self.seen.borrow_mut();
-        let hash = seen
-            .is_some()
-            .then(|| candidate::canonical_hash(&exec, &exec.co));
-        match candidate::finish(self.test, exec, &endings, regs, out) {
+        let regs: Vec<Vec<i64>> = s.states.iter().map(|st| st.regs().to_vec()).collect();
+        let hash = self
+            .seen
+            .as_ref()
+            .map(|_| candidate::canonical_hash(&exec, &exec.co));
+        let before = w.out.stats.executions;
+        if s.statics.len() == s.exec.len() {
+            fast::offer(&s.statics);
+        }
+        match candidate::finish(self.test, exec, &endings, regs, &mut w.out) {
             Finish::Consistent => {
-                if let (Some(seen), Some(h)) = (seen.as_mut(), hash) {
-                    if !seen.insert(h) {
-                        out.stats.duplicates += 1;
+                if let (Some(seen), Some(h)) = (&self.seen, hash) {
+                    let fresh = seen.lock().map(|mut set| set.insert(h)).unwrap_or(true);
+                    if !fresh {
+                        w.out.stats.duplicates += 1;
                     }
                 }
-                budget.check_executions(out)
+                let found = w.out.stats.executions - before;
+                let total = self.executions.fetch_add(found, Ordering::Relaxed) + found;
+                match w.budget.max_executions {
+                    Some(m) if total >= m => Err(self.limit(Status::Limit(format!(
+                        "stopped after {m} executions"
+                    )))),
+                    _ => Ok(()),
+                }
             }
             Finish::Inconsistent => Ok(()),
-            Finish::Stop(status) => Err(status),
+            Finish::Stop(status) => Err(Halt::Stop(status)),
         }
     }
 }
 
-/// Appends `ev` (with its read value, if a read) as the next event of thread `t`.
-fn push_event(node: &mut Node, t: usize, mut ev: crate::event::Event, read_value: Option<i64>) {
+/// Finds a remaining write for the value waited for `d` (an augmenting path
+/// of the matching of values into threads with capacities `caps`).
+fn assign(
+    d: usize,
+    eligible: &[u64],
+    caps: &[usize],
+    assigned: &mut [Vec<usize>],
+    visited: &mut u64,
+) -> bool {
+    let mut m = eligible[d];
+    while m != 0 {
+        let t = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if *visited >> t & 1 == 1 {
+            continue;
+        }
+        *visited |= 1 << t;
+        if assigned[t].len() < caps[t] {
+            assigned[t].push(d);
+            return true;
+        }
+        for i in 0..assigned[t].len() {
+            let other = assigned[t][i];
+            if assign(other, eligible, caps, assigned, visited) {
+                assigned[t][i] = d;
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Appends `ev` (with its read value, if a read) as the next event of thread
+/// `t`; returns its id.
+fn push_event(s: &mut State, t: usize, mut ev: Event, read_value: Option<i64>) -> EventId {
     if let (EventKind::Read { value, .. }, Some(v)) = (&mut ev.kind, read_value) {
         *value = v;
     }
-    let id = EventId::new(node.exec.events.len());
-    node.exec.events.push(ev);
-    node.exec.rf.push(None);
-    node.exec.threads[t].push(id);
+    match ev.kind {
+        EventKind::Barrier { .. } => s.barriers += 1,
+        _ if ev.is_fence_sc() => s.fences_sc += 1,
+        _ => {}
+    }
+    let id = EventId::new(s.exec.events.len());
+    s.exec.events.push(ev);
+    s.exec.rf.push(None);
+    s.exec.co.resize(id.index() + 1);
+    if s.statics.len() == id.index() && id.index() < fast::MAX_EVENTS {
+        let preds = s.exec.threads[t]
+            .iter()
+            .fold(0u64, |m, e| m | 1u64 << e.index());
+        s.exec.threads[t].push(id);
+        if !s.statics.push(&s.exec, id, preds) {
+            s.statics.truncate(id.index());
+        }
+    } else {
+        s.exec.threads[t].push(id);
+    }
+    id
 }
 
-/// The explorer's coherence edges as a matrix over `n` events.
-fn co_matrix(n: usize, edges: &[(EventId, EventId)]) -> BitMatrix {
-    let mut m = BitMatrix::new(n);
-    for &(a, b) in edges {
-        m.insert(a, b);
+/// Removes the last event, which is thread `t`'s last.
+fn pop_event(s: &mut State, t: usize) {
+    let Some(ev) = s.exec.events.pop() else {
+        return;
+    };
+    match ev.kind {
+        EventKind::Barrier { .. } => s.barriers -= 1,
+        _ if ev.is_fence_sc() => s.fences_sc -= 1,
+        _ => {}
     }
-    m
+    let n = s.exec.events.len();
+    s.exec.rf.pop();
+    s.exec.threads[t].pop();
+    s.exec.co.resize(n);
+    s.statics.truncate(n);
 }
 
 /// Every way to place a new write among the morally strong writes `ms` of its
-/// location: the sets of those that come before it, such that no write after
-/// it already precedes (transitively) a write before it; that is, the sets
-/// that are down-closed under the coherence edges chosen so far.
+/// location: the sets of those that come before it (bit `k`: `ms[k]`), such
+/// that no write after it already precedes (transitively) a write before it;
+/// that is, the sets that are down-closed under the coherence edges chosen so
+/// far.
 ///
 /// `rmw_source` is the write the new write's RMW read reads from, when known:
 /// RMW atomicity (8.10.3) then forbids placing any morally strong write that
 /// is coherence-after that source before the new write (so with the initial
 /// write as source, the new write comes first).
-fn coherence_positions(
-    node: &Node,
-    ms: &[EventId],
-    rmw_source: Option<EventId>,
-) -> Vec<Vec<EventId>> {
-    let n = node.exec.events.len();
-    let reach = co_matrix(n, &node.co_edges).transitive_closure();
+fn coherence_positions(exec: &Execution, ms: &[EventId], rmw_source: Option<EventId>) -> Vec<u64> {
+    let reach: BitMatrix = exec.co.transitive_closure();
     // Topological order of `ms` under `reach`: fewer ancestors first.
-    let mut order: Vec<EventId> = ms.to_vec();
-    order.sort_by_key(|&x| ms.iter().filter(|&&y| reach.contains(y, x)).count());
+    let mut order: Vec<usize> = (0..ms.len()).collect();
+    order.sort_by_key(|&i| ms.iter().filter(|&&y| reach.contains(y, ms[i])).count());
     let forbidden = |x: EventId| match rmw_source {
-        Some(src) if node.exec.event(src).is_init() => true,
+        Some(src) if exec.event(src).is_init() => true,
         Some(src) => reach.contains(src, x),
         None => false,
     };
     let mut out = Vec::new();
-    let mut chosen: Vec<EventId> = Vec::new();
-    down_sets(&order, 0, &reach, &forbidden, &mut chosen, &mut out);
+    down_sets(ms, &order, 0, &reach, &forbidden, 0, &mut out);
     out
 }
 
 fn down_sets(
-    order: &[EventId],
+    ms: &[EventId],
+    order: &[usize],
     i: usize,
     reach: &BitMatrix,
     forbidden: &dyn Fn(EventId) -> bool,
-    chosen: &mut Vec<EventId>,
-    out: &mut Vec<Vec<EventId>>,
+    chosen: u64,
+    out: &mut Vec<u64>,
 ) {
-    let Some(&x) = order.get(i) else {
-        out.push(chosen.clone());
+    let Some(&k) = order.get(i) else {
+        out.push(chosen);
         return;
     };
+    let x = ms[k];
     // Leave x after the new write.
-    down_sets(order, i + 1, reach, forbidden, chosen, out);
+    down_sets(ms, order, i + 1, reach, forbidden, chosen, out);
     // Put x before it: every morally strong write that precedes x must be before too.
     let preds_in = order[..i]
         .iter()
-        .filter(|&&y| reach.contains(y, x))
-        .all(|y| chosen.contains(y));
+        .filter(|&&j| reach.contains(ms[j], x))
+        .all(|&j| chosen >> j & 1 == 1);
     if preds_in && !forbidden(x) {
-        chosen.push(x);
-        down_sets(order, i + 1, reach, forbidden, chosen, out);
-        chosen.pop();
+        down_sets(ms, order, i + 1, reach, forbidden, chosen | 1 << k, out);
     }
 }

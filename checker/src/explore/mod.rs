@@ -16,7 +16,7 @@
 //! order.
 
 pub(crate) mod barrier;
-mod brute;
+pub(crate) mod brute;
 pub(crate) mod candidate;
 mod domain;
 mod dpor;
@@ -40,7 +40,7 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    fn new(opts: &Options, start: Instant) -> Self {
+    pub(crate) fn new(opts: &Options, start: Instant) -> Self {
         Self {
             deadline: opts.timeout.and_then(|t| start.checked_add(t)),
             timeout: opts.timeout,
@@ -81,6 +81,7 @@ pub fn check(test: &Test, opts: &Options) -> Report {
 pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report {
     let start = Instant::now();
     let mut out = Outcomes::new(test);
+    out.want_witness(opts.witness);
     let status = match unsupported(test) {
         Some(msg) => Status::Unsupported(msg),
         None => {
@@ -116,7 +117,7 @@ fn explore_dpor(test: &Test, opts: &Options, budget: &mut Budget, out: &mut Outc
 
 /// What in `test` the checker does not model, as `"<construct> at L:C"` items
 /// (all of them), or `None`.
-fn unsupported(test: &Test) -> Option<String> {
+pub(crate) fn unsupported(test: &Test) -> Option<String> {
     let mut items: Vec<String> = test
         .unsupported
         .iter()

@@ -4,8 +4,9 @@
 
 use crate::event::EventId;
 use crate::execution::Execution;
+use crate::model::Relations;
 use crate::relation::BitMatrix;
-use crate::report::{FinalState, Report, Stats, Status};
+use crate::report::{FinalState, Report, Stats, Status, Witness};
 use ptxmc_frontend::ir::{PhysId, Prop, Quantifier, Term, Test};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -18,7 +19,8 @@ pub(crate) struct Valuation {
 }
 
 impl Valuation {
-    fn term(&self, test: &Test, t: &Term) -> i64 {
+    /// The final value of a term.
+    pub(crate) fn term(&self, test: &Test, t: &Term) -> i64 {
         match *t {
             Term::Const(c) => c,
             Term::Reg(th, r) => self
@@ -36,7 +38,8 @@ impl Valuation {
         }
     }
 
-    fn holds(&self, test: &Test, p: &Prop) -> bool {
+    /// Whether the proposition `p` holds for these final values.
+    pub(crate) fn holds(&self, test: &Test, p: &Prop) -> bool {
         match p {
             Prop::True => true,
             Prop::False => false,
@@ -105,12 +108,16 @@ pub(crate) fn relevant_locations(test: &Test) -> Vec<PhysId> {
 /// ordering every other write of the location before it (`consistent_with`
 /// receives the explorer's coherence edges plus those, for every location at
 /// once). Locations that are not relevant keep their initial value.
+///
+/// Each memory comes with the explorer's coherence edges plus those that make
+/// its writes coherence-last, when it needed any (`None`: the writes are
+/// coherence-last in `co` already).
 pub(crate) fn final_memories(
     test: &Test,
     exec: &Execution,
     co: &BitMatrix,
     consistent_with: &mut dyn FnMut(&BitMatrix) -> bool,
-) -> Vec<Vec<i64>> {
+) -> Vec<(Vec<i64>, Option<BitMatrix>)> {
     let base: Vec<i64> = (0..test.n_phys as usize)
         .map(|p| test.init_mem.get(p).copied().unwrap_or(0))
         .collect();
@@ -132,7 +139,7 @@ pub(crate) fn final_memories(
             options.push((p, writes, maximal));
         }
     }
-    let mut out: Vec<Vec<i64>> = Vec::new();
+    let mut out: Vec<(Vec<i64>, Option<BitMatrix>)> = Vec::new();
     let mut pick = vec![0usize; options.len()];
     loop {
         let mut mem = base.clone();
@@ -155,8 +162,8 @@ pub(crate) fn final_memories(
             None => true,
             Some(m) => consistent_with(m),
         };
-        if ok && !out.contains(&mem) {
-            out.push(mem);
+        if ok && !out.iter().any(|(m, _)| *m == mem) {
+            out.push((mem, extra));
         }
         // Next combination.
         let mut k = 0;
@@ -183,6 +190,9 @@ pub(crate) struct Outcomes {
     negative: u64,
     liveness_violation: Option<String>,
     bound_note: Option<String>,
+    /// Whether to keep a witness ([`crate::report::Options::witness`]).
+    want_witness: bool,
+    witness: Option<Box<Witness>>,
     /// Statistics (the explorer updates them directly).
     pub stats: Stats,
 }
@@ -197,8 +207,49 @@ impl Outcomes {
             negative: 0,
             liveness_violation: None,
             bound_note: None,
+            want_witness: false,
+            witness: None,
             stats: Stats::default(),
         }
+    }
+
+    /// Asks for a witness ([`crate::report::Options::witness`]).
+    pub fn want_witness(&mut self, on: bool) {
+        self.want_witness = on;
+    }
+
+    /// The valuation among `valuations` that would make a witness, if a
+    /// witness is wanted and none is kept yet: the first that passes the
+    /// filter and decides the condition (satisfies the proposition of
+    /// `exists`/`~exists`, violates that of `forall`).
+    pub fn witness_candidate(&self, test: &Test, valuations: &[Valuation]) -> Option<usize> {
+        if !self.want_witness || self.witness.is_some() {
+            return None;
+        }
+        let wanted = test.condition.quantifier != Quantifier::Forall;
+        valuations.iter().position(|v| {
+            test.filter.as_ref().is_none_or(|f| v.holds(test, f))
+                && v.holds(test, &test.condition.prop) == wanted
+        })
+    }
+
+    /// Keeps the witness: `exec` with `relations`, final values `v`.
+    pub fn set_witness(
+        &mut self,
+        test: &Test,
+        execution: Execution,
+        relations: Relations,
+        v: &Valuation,
+    ) {
+        let state = FinalState(self.terms.iter().map(|t| v.term(test, t)).collect());
+        self.witness = Some(Box::new(Witness {
+            execution,
+            relations,
+            state,
+            regs: v.regs.clone(),
+            memory: v.mem.clone(),
+            positive: v.holds(test, &test.condition.prop),
+        }));
     }
 
     /// Adds one terminating, consistent execution with its possible final
@@ -265,6 +316,54 @@ impl Outcomes {
             liveness_note,
             stats: self.stats,
             time,
+            witness: self.witness,
         }
+    }
+}
+
+/// Splitting an exploration between parallel workers (the DPOR explorer).
+impl Outcomes {
+    /// An empty `Outcomes` with the same settings, for a worker that explores
+    /// a part of the search on its own.
+    pub(crate) fn fork(&self) -> Self {
+        Self {
+            terms: self.terms.clone(),
+            states: BTreeMap::new(),
+            positive: 0,
+            negative: 0,
+            liveness_violation: None,
+            bound_note: None,
+            want_witness: self.want_witness,
+            witness: None,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Folds in what a worker found in the part of the search that comes
+    /// after this one's (in the sequential order): counts add up, and what is
+    /// kept once (the liveness and loop-bound notes, the witness) stays this
+    /// one's when it has one. Merging the parts in search order gives exactly
+    /// what one sequential exploration gives, whatever the number of workers.
+    pub(crate) fn merge(&mut self, later: Outcomes) {
+        for (state, n) in later.states {
+            *self.states.entry(state).or_insert(0) += n;
+        }
+        self.positive += later.positive;
+        self.negative += later.negative;
+        if self.liveness_violation.is_none() {
+            self.liveness_violation = later.liveness_violation;
+        }
+        if self.bound_note.is_none() {
+            self.bound_note = later.bound_note;
+        }
+        if self.witness.is_none() {
+            self.witness = later.witness;
+        }
+        let (s, l) = (&mut self.stats, later.stats);
+        s.executions += l.executions;
+        s.blocked += l.blocked;
+        s.pruned += l.pruned;
+        s.duplicates += l.duplicates;
+        s.bound_hits += l.bound_hits;
     }
 }

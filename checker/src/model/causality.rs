@@ -29,12 +29,12 @@ pub(crate) struct Causality {
 }
 
 /// A memory operation executed by a thread (not an initial write).
-fn is_thread_memory(e: &Event) -> bool {
+pub(crate) fn is_thread_memory(e: &Event) -> bool {
     e.is_memory() && e.thread.is_some()
 }
 
 /// Whether two events are executed by threads of one CTA (one thread block).
-fn same_cta(exec: &Execution, a: &Event, b: &Event) -> bool {
+pub(crate) fn same_cta(exec: &Execution, a: &Event, b: &Event) -> bool {
     match (a.thread, b.thread) {
         (Some(ta), Some(tb)) => {
             let (pa, pb) = (&exec.placements[ta.index()], &exec.placements[tb.index()]);
@@ -45,18 +45,18 @@ fn same_cta(exec: &Execution, a: &Event, b: &Event) -> bool {
 }
 
 /// Whether two memory events use the same virtual address.
-fn same_address(a: &Event, b: &Event) -> bool {
+pub(crate) fn same_address(a: &Event, b: &Event) -> bool {
     matches!((a.loc(), b.loc()), (Some(la), Some(lb)) if la.vaddr == lb.vaddr && la.phys == lb.phys)
 }
 
 /// Whether two memory events access the same physical location.
-fn same_location(a: &Event, b: &Event) -> bool {
+pub(crate) fn same_location(a: &Event, b: &Event) -> bool {
     matches!((a.loc(), b.loc()), (Some(la), Some(lb)) if la.phys == lb.phys)
 }
 
 /// Whether X precedes Y in proxy-preserved base causality by items 1 and 2
 /// of 8.9.5 alone, given that X precedes Y in base causality.
-fn direct_case(exec: &Execution, x: &Event, y: &Event) -> bool {
+pub(crate) fn direct_case(exec: &Execution, x: &Event, y: &Event) -> bool {
     same_address(x, y)
         && ((x.proxy == Proxy::Generic && y.proxy == Proxy::Generic)
             || (x.proxy == y.proxy && same_cta(exec, x, y)))

@@ -22,6 +22,7 @@ mod axioms;
 mod causality;
 mod coherence;
 mod communication;
+pub(crate) mod fast;
 mod morally_strong;
 mod observation;
 mod patterns;
@@ -160,7 +161,87 @@ pub(crate) struct Communication {
 /// chapter (Coherence, Fence-SC, Atomicity, No-Thin-Air, SC per location,
 /// Causality, then Coherence for a write that precedes itself in causality
 /// order), and returns the first violation with its witness.
+///
+/// Executions of at most [`fast::MAX_EVENTS`] events are decided by the word
+/// level procedure of `fast.rs` first; the full computation below runs for
+/// larger ones, to build the witness of a violation, and when the fast path
+/// cannot decide.
 pub fn check(exec: &Execution) -> Result<Relations, Violation> {
+    let decided = fast::with_statics(exec, |st, d| {
+        let decision = fast::decide(exec, st, d);
+        let rel = (decision == fast::Decision::Consistent).then(|| fast_relations(exec.len(), st, d));
+        (decision, rel)
+    });
+    match decided {
+        Some((fast::Decision::Consistent, Some(rel))) => {
+            #[cfg(debug_assertions)]
+            {
+                let full = check_full(exec);
+                assert!(full.is_ok(), "fast path: consistent, full check: {full:?}");
+                assert_relations_eq(&rel, &full.unwrap());
+            }
+            Ok(rel)
+        }
+        Some((fast::Decision::Inconsistent, _)) => {
+            let full = check_full(exec);
+            debug_assert!(full.is_err(), "fast path: inconsistent, full check: consistent");
+            full
+        }
+        _ => check_full(exec),
+    }
+}
+
+/// Whether `exec` satisfies every axiom of 8.10 ([`check`] without the
+/// relations or the witness).
+pub fn consistent(exec: &Execution) -> bool {
+    match fast::with_statics(exec, |st, d| consistent_with(exec, st, d)) {
+        Some(ok) => ok,
+        None => check_full(exec).is_ok(),
+    }
+}
+
+/// [`consistent`] for an execution whose events are described by `st` (an
+/// explorer may keep `st` up to date as it adds events).
+/// `d` is scratch space.
+pub(crate) fn consistent_with(exec: &Execution, st: &fast::Statics, d: &mut fast::Derived) -> bool {
+    let ok = match fast::decide(exec, st, d) {
+        fast::Decision::Consistent => true,
+        fast::Decision::Inconsistent => false,
+        fast::Decision::Unknown => return check_full(exec).is_ok(),
+    };
+    debug_assert_eq!(ok, check_full(exec).is_ok(), "fast path disagrees");
+    ok
+}
+
+/// The [`Relations`] of a consistent execution decided by the fast path.
+fn fast_relations(n: usize, st: &fast::Statics, d: &fast::Derived) -> Relations {
+    let m = |rows: &fast::Rows| BitMatrix::from_word_rows(&rows[..n]);
+    Relations {
+        co: m(&d.co),
+        rf: m(&d.rf),
+        fr: m(&d.fr),
+        morally_strong: m(st.ms()),
+        observation: m(&d.obs),
+        sync: m(&d.sync),
+        base_causality: m(&d.base),
+        causality: m(&d.causality),
+    }
+}
+
+#[cfg(debug_assertions)]
+fn assert_relations_eq(a: &Relations, b: &Relations) {
+    assert_eq!(a.co, b.co, "co");
+    assert_eq!(a.rf, b.rf, "rf");
+    assert_eq!(a.fr, b.fr, "fr");
+    assert_eq!(a.morally_strong, b.morally_strong, "ms");
+    assert_eq!(a.observation, b.observation, "observation");
+    assert_eq!(a.sync, b.sync, "sync");
+    assert_eq!(a.base_causality, b.base_causality, "base causality");
+    assert_eq!(a.causality, b.causality, "causality");
+}
+
+/// [`check`] by the full computation, one module per concept, with witnesses.
+pub(crate) fn check_full(exec: &Execution) -> Result<Relations, Violation> {
     let orders = Orders::new(exec);
     let co = Coherence::new(exec, &orders.causality.order)
         .map_err(|cycle| axioms::coherence_violation(&orders, &cycle))?;

@@ -55,7 +55,7 @@ pub fn morally_strong(exec: &Execution, a: EventId, b: EventId) -> bool {
 }
 
 /// The scope of a strong operation that specifies one (8.5, 8.7 condition 1).
-fn strong_scope(e: &Event) -> Option<Scope> {
+pub(crate) fn strong_scope(e: &Event) -> Option<Scope> {
     let strong = match e.kind {
         EventKind::Barrier { .. } => false,
         _ => e.is_strong(),

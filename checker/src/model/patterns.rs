@@ -52,30 +52,30 @@ pub(crate) struct AcquirePattern {
 }
 
 /// A strong write (8.7), not an initial write.
-fn is_strong_write(e: &Event) -> bool {
+pub(crate) fn is_strong_write(e: &Event) -> bool {
     matches!(e.kind, EventKind::Write { init: false, .. }) && e.is_strong()
 }
 
 /// A release operation (8.8 release form 1): a write, or RMW write half, with
 /// `.release` or `.acq_rel` semantics.
-fn is_release_write(e: &Event) -> bool {
+pub(crate) fn is_release_write(e: &Event) -> bool {
     is_strong_write(e) && e.sem.is_release()
 }
 
 /// A strong read that may begin an acquire pattern: not the read half of a
 /// reduction (8.8, 8.11.1), whatever its semantics.
-fn is_strong_read(e: &Event) -> bool {
+pub(crate) fn is_strong_read(e: &Event) -> bool {
     matches!(e.kind, EventKind::Read { red: false, .. }) && e.is_strong()
 }
 
 /// An acquire operation (8.8 acquire form 1): a read, or RMW read half, with
 /// `.acquire` or `.acq_rel` semantics; never the read half of `red`.
-fn is_acquire_read(e: &Event) -> bool {
+pub(crate) fn is_acquire_read(e: &Event) -> bool {
     is_strong_read(e) && e.sem.is_acquire()
 }
 
 /// A release or acquire-release memory fence; `fence.sc` is one (NOTES.md).
-fn is_release_fence(e: &Event) -> bool {
+pub(crate) fn is_release_fence(e: &Event) -> bool {
     matches!(
         e.kind,
         EventKind::Fence(FenceKind::Release | FenceKind::AcqRel | FenceKind::Sc)
@@ -83,7 +83,7 @@ fn is_release_fence(e: &Event) -> bool {
 }
 
 /// An acquire or acquire-release memory fence; `fence.sc` is one (NOTES.md).
-fn is_acquire_fence(e: &Event) -> bool {
+pub(crate) fn is_acquire_fence(e: &Event) -> bool {
     matches!(
         e.kind,
         EventKind::Fence(FenceKind::Acquire | FenceKind::AcqRel | FenceKind::Sc)
@@ -92,7 +92,7 @@ fn is_acquire_fence(e: &Event) -> bool {
 
 /// Whether two memory events access the same location M through the same
 /// address (`po-vloc` of `ptx-v7.5.cat`).
-fn same_location(a: &Event, b: &Event) -> bool {
+pub(crate) fn same_location(a: &Event, b: &Event) -> bool {
     match (a.loc(), b.loc()) {
         (Some(la), Some(lb)) => la.phys == lb.phys && la.vaddr == lb.vaddr,
         _ => false,

@@ -26,6 +26,58 @@ impl BitMatrix {
         }
     }
 
+    /// The relation over `rows.len()` events (at most 64) whose row `i` is
+    /// the bit set `rows[i]` (bit `j`: the pair `i -> j`).
+    pub fn from_word_rows(rows: &[u64]) -> Self {
+        let n = rows.len();
+        debug_assert!(n <= 64);
+        let keep = if n >= 64 { !0 } else { (1u64 << n) - 1 };
+        let mut m = Self::new(n);
+        for (i, &r) in rows.iter().enumerate() {
+            m.bits[i] = r & keep;
+        }
+        m
+    }
+
+    /// Word `w` of row `a` (columns `64 w .. 64 w + 63`).
+    #[inline]
+    pub fn row_word(&self, a: EventId, w: usize) -> u64 {
+        self.bits[a.index() * self.words + w]
+    }
+
+    /// Makes the relation one over `n` events: pairs between the first
+    /// `min(n, len)` events are kept, pairs involving others dropped.
+    pub fn resize(&mut self, n: usize) {
+        let words = n.div_ceil(64).max(1);
+        if words == self.words {
+            self.bits.resize(n * words, 0);
+            if n < self.n {
+                // Clear the columns past n in the rows kept.
+                let (lw, lb) = (n / 64, n % 64);
+                for row in self.bits.chunks_mut(words) {
+                    if lb != 0 {
+                        row[lw] &= (1u64 << lb) - 1;
+                    }
+                    for w in row.iter_mut().skip(lw + usize::from(lb != 0)) {
+                        *w = 0;
+                    }
+                }
+            }
+            self.n = n;
+            return;
+        }
+        let mut m = Self::new(n);
+        let keep = n.min(self.n);
+        for a in 0..keep {
+            for b in self.successors(EventId::new(a)) {
+                if b.index() < keep {
+                    m.insert(EventId::new(a), b);
+                }
+            }
+        }
+        *self = m;
+    }
+
     /// The number of events.
     pub fn len(&self) -> usize {
         self.n
@@ -262,6 +314,29 @@ mod tests {
         for i in 0..c.len() {
             assert!(m.contains(c[i], c[(i + 1) % c.len()]), "{c:?}");
         }
+    }
+
+    #[test]
+    fn resize_keeps_the_pairs_of_the_events_kept() {
+        let mut m = BitMatrix::new(3);
+        m.insert(e(0), e(2));
+        m.insert(e(1), e(0));
+        m.resize(4);
+        m.insert(e(3), e(1));
+        m.insert(e(2), e(3));
+        m.resize(3);
+        assert_eq!(m, {
+            let mut x = BitMatrix::new(3);
+            x.insert(e(0), e(2));
+            x.insert(e(1), e(0));
+            x
+        });
+        m.resize(70);
+        m.insert(e(69), e(0));
+        m.resize(65);
+        assert_eq!(m.pairs().count(), 2);
+        m.resize(2);
+        assert_eq!(m.pairs().collect::<Vec<_>>(), vec![(e(1), e(0))]);
     }
 
     #[test]

@@ -1,0 +1,866 @@
+//! A fast decision procedure for [`super::check`] on executions of at most
+//! [`MAX_EVENTS`] events: every relation of 8.9 as one `u64` row per event,
+//! computed with word operations and no allocation, and the axioms of 8.10
+//! checked on those rows.
+//!
+//! It computes exactly the relations of the modules next to it (one per
+//! concept of chapter 8; their doc comments cite the spec) and decides the
+//! same axioms; it does not build witnesses. [`super::check`] uses it first
+//! and falls back to the full computation when the execution is inconsistent
+//! (to build the witness) or when the fast path cannot decide (a cyclic
+//! `po-loc ∪ (ms ∩ com)`, which needs the clique analysis of 8.10.5). In
+//! debug builds every fast answer is compared with the full computation.
+//!
+//! The relations split in two:
+//!
+//! - [`Statics`]: what depends only on the events (program order, RMW pairs,
+//!   morally strong, dependencies, patterns, proxy conversions, locations).
+//!   It is built event by event ([`Statics::push`]), so an explorer that adds
+//!   events at the end of their thread can keep one up to date and drop the
+//!   last events again ([`Statics::truncate`]).
+//! - [`Derived`]: what depends on reads-from, coherence, the Fence-SC order
+//!   and barrier synchronization, recomputed by [`decide`].
+
+use super::causality::{direct_case, is_thread_memory, same_cta};
+use super::morally_strong::{morally_strong, strong_scope};
+use super::patterns::{
+    is_acquire_fence, is_acquire_read, is_release_fence, is_release_write, is_strong_read,
+    is_strong_write, same_location as same_vloc,
+};
+use crate::event::{EventId, EventKind};
+use crate::execution::Execution;
+use std::cell::RefCell;
+use ptxmc_frontend::ir::{FenceKind, PhysId, Placement, Proxy, Scope, Sem, ThreadId, VAddrId};
+
+/// The most events the fast path handles (one `u64` per row).
+pub(crate) const MAX_EVENTS: usize = 64;
+
+/// One row per event: bit `j` of row `i` is the pair `i -> j`.
+pub(crate) type Rows = [u64; MAX_EVENTS];
+
+const EMPTY: Rows = [0; MAX_EVENTS];
+
+#[inline]
+fn bit(i: usize) -> u64 {
+    1u64 << i
+}
+
+/// The set bits of `m`, lowest first.
+#[inline]
+fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let b = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(b)
+        }
+    })
+}
+
+/// `(⋃ rows[i] for i in m)`.
+#[inline]
+fn union_rows(rows: &Rows, m: u64) -> u64 {
+    let mut out = 0;
+    for i in bits(m) {
+        out |= rows[i];
+    }
+    out
+}
+
+/// Transitive closure of the first `n` rows in place (Warshall on words).
+pub(crate) fn close(rows: &mut Rows, n: usize) {
+    for k in 0..n {
+        let rk = rows[k];
+        if rk == 0 {
+            continue;
+        }
+        let b = bit(k);
+        for r in rows.iter_mut().take(n) {
+            if *r & b != 0 {
+                *r |= rk;
+            }
+        }
+    }
+}
+
+/// Whether the relation over the first `n` rows is acyclic: repeatedly drop
+/// the events with no successor left; a cycle is what remains.
+pub(crate) fn acyclic(rows: &Rows, n: usize) -> bool {
+    let mut alive: u64 = if n == 64 { !0 } else { bit(n) - 1 };
+    loop {
+        let mut sinks = 0u64;
+        for i in bits(alive) {
+            if rows[i] & alive == 0 {
+                sinks |= bit(i);
+            }
+        }
+        if sinks == 0 {
+            return alive == 0;
+        }
+        alive &= !sinks;
+    }
+}
+
+/// What the relations of [`Statics`] read of one event: two events with
+/// equal attributes (and equal program-order predecessors) get the same
+/// rows. Values read or written are not in it: no static relation depends
+/// on them.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Attr {
+    thread: Option<ThreadId>,
+    placement: Option<Placement>,
+    shape: Shape,
+    loc: Option<(PhysId, VAddrId)>,
+    sem: Sem,
+    scope: Option<Scope>,
+    proxy: Proxy,
+    /// The scope of a strong operation that specifies one (8.7 condition 1).
+    strong: Option<Scope>,
+    /// The reads the event depends on (address, data, control).
+    deps: u64,
+}
+
+/// An event's kind without its values.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Shape {
+    Read { rmw: bool, red: bool },
+    Write { rmw: bool, init: bool },
+    Fence(FenceKind),
+    Barrier,
+}
+
+impl Attr {
+    /// The attributes of event `e` of `exec`; `None` when a dependency is not
+    /// an earlier event.
+    fn of(exec: &Execution, e: EventId) -> Option<Self> {
+        let ev = exec.event(e);
+        let mut deps = 0u64;
+        for &r in ev.addr_deps.iter().chain(&ev.data_deps).chain(&ev.ctrl_deps) {
+            if r.index() >= e.index() || r.index() >= MAX_EVENTS {
+                return None;
+            }
+            deps |= bit(r.index());
+        }
+        let shape = match ev.kind {
+            EventKind::Read { rmw, red, .. } => Shape::Read { rmw, red },
+            EventKind::Write { rmw, init, .. } => Shape::Write { rmw, init },
+            EventKind::Fence(k) => Shape::Fence(k),
+            EventKind::Barrier { .. } => Shape::Barrier,
+        };
+        Some(Self {
+            thread: ev.thread,
+            placement: ev
+                .thread
+                .and_then(|t| exec.placements.get(t.index()).copied()),
+            shape,
+            loc: ev.loc().map(|l| (l.phys, l.vaddr)),
+            sem: ev.sem,
+            scope: ev.scope,
+            proxy: ev.proxy,
+            strong: strong_scope(ev),
+            deps,
+        })
+    }
+
+    /// A memory operation executed by a thread.
+    fn thread_memory(&self) -> bool {
+        self.thread.is_some() && self.loc.is_some()
+    }
+
+    /// Morally strong (8.7), as [`morally_strong`] decides it for two
+    /// distinct events.
+    fn morally_strong(&self, other: &Attr) -> bool {
+        let (Some(ta), Some(tb)) = (self.thread, other.thread) else {
+            return false;
+        };
+        // Condition 2 (proxies, and aliases as distinct proxies) and 3.
+        let same_access = self.proxy == other.proxy
+            && match (self.loc, other.loc) {
+                (Some(la), Some(lb)) => la == lb,
+                _ => true,
+            };
+        // Condition 1.
+        same_access
+            && (ta == tb
+                || match (self.strong, other.strong, self.placement, other.placement) {
+                    (Some(sa), Some(sb), Some(pa), Some(pb)) => {
+                        pa.scope_includes(sa, &pb) && pb.scope_includes(sb, &pa)
+                    }
+                    _ => false,
+                })
+    }
+
+    /// Executed by threads of one CTA.
+    fn same_cta(&self, other: &Attr) -> bool {
+        match (self.placement, other.placement) {
+            (Some(pa), Some(pb)) => pa.gpu == pb.gpu && pa.cta == pb.cta,
+            _ => false,
+        }
+    }
+
+    /// Items 1 and 2 of proxy-preserved base causality (8.9.5) for two
+    /// memory events: same address, and the generic proxy or the same proxy
+    /// in one CTA ([`direct_case`]).
+    fn direct_case(&self, other: &Attr) -> bool {
+        self.loc.is_some()
+            && self.loc == other.loc
+            && ((self.proxy == Proxy::Generic && other.proxy == Proxy::Generic)
+                || (self.proxy == other.proxy && self.same_cta(other)))
+    }
+
+    /// The proxy a non-memory proxy fence converts (8.9.5), if it is one.
+    fn converted_proxy(&self) -> Option<Proxy> {
+        match self.shape {
+            Shape::Fence(k) if !k.is_memory_fence() && k != FenceKind::ProxyAlias => k.proxy(),
+            _ => None,
+        }
+    }
+}
+
+/// What depends only on the events of an execution.
+#[derive(Clone)]
+pub(crate) struct Statics {
+    /// Events pushed so far.
+    n: usize,
+    attrs: [Option<Attr>; MAX_EVENTS],
+    /// Each thread's events, to tell whether an execution has these events.
+    threads: Vec<Vec<EventId>>,
+    /// Program order (8.9.1).
+    po: Rows,
+    /// The read half of each RMW to its write half (8.9.2).
+    rmw: Rows,
+    /// Morally strong (8.7), symmetric.
+    ms: Rows,
+    /// `r -> e` when e depends on the read r (address, data, control; 8.10.4).
+    dep: Rows,
+    /// Release patterns (8.8): first operation -> its writes.
+    rel_writes: Rows,
+    /// Acquire patterns (8.8): read -> the last operations of its patterns.
+    acq_last: Rows,
+    /// `F -> M` when the proxy fence F converts M's proxy (8.9.5).
+    conv: Rows,
+    /// Memory events on the same physical location (including initial writes).
+    same_loc: Rows,
+    /// Pairs of thread memory operations in the direct cases 1 and 2 of
+    /// proxy-preserved base causality (8.9.5).
+    direct: Rows,
+    /// Memory events through the same virtual address and location.
+    same_addr: Rows,
+    reads: u64,
+    writes: u64,
+    inits: u64,
+    /// Memory operations executed by a thread.
+    thread_mem: u64,
+    /// Thread memory operations through the generic proxy.
+    generic: u64,
+    alias_fences: u64,
+}
+
+impl Statics {
+    /// Nothing pushed yet.
+    pub(crate) fn empty() -> Self {
+        Self {
+            n: 0,
+            attrs: [None; MAX_EVENTS],
+            threads: Vec::new(),
+            po: EMPTY,
+            rmw: EMPTY,
+            ms: EMPTY,
+            dep: EMPTY,
+            rel_writes: EMPTY,
+            acq_last: EMPTY,
+            conv: EMPTY,
+            same_loc: EMPTY,
+            direct: EMPTY,
+            same_addr: EMPTY,
+            reads: 0,
+            writes: 0,
+            inits: 0,
+            thread_mem: 0,
+            generic: 0,
+            alias_fences: 0,
+        }
+    }
+
+    /// The statics of every event of `exec`, or `None` when the fast path
+    /// does not apply ([`Self::rebuild`]).
+    pub(crate) fn new(exec: &Execution) -> Option<Self> {
+        let mut s = Self::empty();
+        s.rebuild(exec).then_some(s)
+    }
+
+    /// Makes these the statics of every event of `exec`. Returns false when
+    /// the fast path does not apply (too many events, a thread whose events
+    /// are not in increasing id order, a dependency on a later event).
+    pub(crate) fn rebuild(&mut self, exec: &Execution) -> bool {
+        self.truncate(0);
+        let n = exec.len();
+        if n > MAX_EVENTS {
+            return false;
+        }
+        // Each event's program-order predecessors.
+        let mut preds = [0u64; MAX_EVENTS];
+        self.threads.resize(exec.threads.len(), Vec::new());
+        for th in &exec.threads {
+            let mut before = 0u64;
+            let mut last = None;
+            for &e in th {
+                let i = e.index();
+                if i >= n || last.is_some_and(|l| l >= i) {
+                    return false;
+                }
+                last = Some(i);
+                preds[i] = before;
+                before |= bit(i);
+            }
+        }
+        for (i, &p) in preds.iter().enumerate().take(n) {
+            if !self.push(exec, EventId::new(i), p) {
+                self.truncate(0);
+                return false;
+            }
+        }
+        // `push` records thread membership as events come; order it as `exec`.
+        debug_assert_eq!(self.threads, exec.threads);
+        true
+    }
+
+    /// Whether these are the statics of `exec`'s events: same events (up to
+    /// the values they read or write), same threads, same placements.
+    pub(crate) fn matches(&self, exec: &Execution) -> bool {
+        self.n == exec.len()
+            && self.threads == exec.threads
+            && (0..self.n).all(|i| self.attrs[i] == Attr::of(exec, EventId::new(i)))
+    }
+
+    /// The number of events pushed.
+    pub(crate) fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Adds event `e` (which must be event number `self.len()` of `exec`, and
+    /// the last of its thread so far) whose program-order predecessors are
+    /// `preds`. Returns false when the fast path cannot represent it (the
+    /// statics are then unchanged).
+    pub(crate) fn push(&mut self, exec: &Execution, e: EventId, preds: u64) -> bool {
+        let i = e.index();
+        if i != self.n || i >= MAX_EVENTS {
+            return false;
+        }
+        let Some(at) = Attr::of(exec, e) else {
+            return false;
+        };
+        let ev = exec.event(e);
+        let b = bit(i);
+        self.n += 1;
+        self.attrs[i] = Some(at);
+        if let Some(t) = ev.thread {
+            if self.threads.len() <= t.index() {
+                self.threads.resize(t.index() + 1, Vec::new());
+            }
+            self.threads[t.index()].push(e);
+        }
+        for p in bits(preds) {
+            self.po[p] |= b;
+        }
+        // RMW pair: the write half right after its read half (8.9.1).
+        if matches!(ev.kind, EventKind::Write { rmw: true, .. }) {
+            if let Some(p) = last_bit(preds) {
+                if matches!(exec.events[p].kind, EventKind::Read { rmw: true, .. }) {
+                    self.rmw[p] |= b;
+                }
+            }
+        }
+        // Dependencies (8.10.4).
+        for r in bits(at.deps) {
+            self.dep[r] |= b;
+        }
+        // Release patterns (8.8) ending at e: form 1 (e alone), forms 2 and
+        // 3 (a release operation or fence earlier in the thread).
+        if is_release_write(ev) {
+            self.rel_writes[i] |= b;
+        }
+        if is_strong_write(ev) {
+            for a in bits(preds) {
+                let ea = &exec.events[a];
+                if is_release_fence(ea) || (is_release_write(ea) && same_vloc(ea, ev)) {
+                    self.rel_writes[a] |= b;
+                }
+            }
+        }
+        // Acquire patterns (8.8): form 1, and forms 2 and 3 ending at e.
+        if is_strong_read(ev) && is_acquire_read(ev) {
+            self.acq_last[i] |= b;
+        }
+        let acq_fence = is_acquire_fence(ev);
+        if acq_fence || is_acquire_read(ev) {
+            for a in bits(preds) {
+                let ea = &exec.events[a];
+                if is_strong_read(ea) && (acq_fence || same_vloc(ea, ev)) {
+                    self.acq_last[a] |= b;
+                }
+            }
+        }
+        // Kinds and locations.
+        match at.shape {
+            Shape::Read { .. } => self.reads |= b,
+            Shape::Write { init, .. } => {
+                self.writes |= b;
+                if init {
+                    self.inits |= b;
+                }
+            }
+            Shape::Fence(FenceKind::ProxyAlias) => self.alias_fences |= b,
+            _ => {}
+        }
+        let thread_mem = at.thread_memory();
+        debug_assert_eq!(thread_mem, is_thread_memory(ev));
+        if thread_mem {
+            self.thread_mem |= b;
+            if at.proxy == Proxy::Generic {
+                self.generic |= b;
+            }
+        }
+        let fence_proxy = at.converted_proxy();
+        for a in 0..i {
+            let Some(aa) = self.attrs[a] else { continue };
+            // Morally strong (8.7), symmetric.
+            let ms = aa.morally_strong(&at);
+            debug_assert_eq!(ms, morally_strong(exec, EventId::new(a), e));
+            if ms {
+                self.ms[a] |= b;
+                self.ms[i] |= bit(a);
+            }
+            // Proxy conversions (8.9.5): a non-memory fence with a proxy
+            // converts the thread memory operations of that proxy in its CTA.
+            if let Some(p) = fence_proxy {
+                if aa.thread_memory() && aa.proxy == p && at.same_cta(&aa) {
+                    debug_assert!(same_cta(exec, ev, &exec.events[a]));
+                    self.conv[i] |= bit(a);
+                }
+            }
+            if thread_mem && aa.converted_proxy() == Some(at.proxy) && aa.same_cta(&at) {
+                self.conv[a] |= b;
+            }
+            // Locations and the direct cases of 8.9.5.
+            if let (Some((pa, va)), Some((pe, ve))) = (aa.loc, at.loc) {
+                if pa == pe {
+                    self.same_loc[a] |= b;
+                    self.same_loc[i] |= bit(a);
+                    if va == ve {
+                        self.same_addr[a] |= b;
+                        self.same_addr[i] |= bit(a);
+                    }
+                    if thread_mem && aa.thread_memory() && aa.direct_case(&at) {
+                        debug_assert!(direct_case(exec, &exec.events[a], ev));
+                        self.direct[a] |= b;
+                        self.direct[i] |= bit(a);
+                    }
+                }
+            }
+        }
+        if at.loc.is_some() {
+            self.same_loc[i] |= b;
+            self.same_addr[i] |= b;
+            if thread_mem && at.direct_case(&at) {
+                self.direct[i] |= b;
+            }
+        }
+        true
+    }
+
+    /// Drops every event from number `n` on.
+    pub(crate) fn truncate(&mut self, n: usize) {
+        if n >= self.n {
+            return;
+        }
+        let keep = if n == 64 { !0 } else { bit(n) - 1 };
+        let old = self.n;
+        let cut = |rows: &mut Rows| {
+            for r in &mut rows[..n] {
+                *r &= keep;
+            }
+            rows[n..old].fill(0);
+        };
+        cut(&mut self.po);
+        cut(&mut self.rmw);
+        cut(&mut self.ms);
+        cut(&mut self.dep);
+        cut(&mut self.rel_writes);
+        cut(&mut self.acq_last);
+        cut(&mut self.conv);
+        cut(&mut self.same_loc);
+        cut(&mut self.direct);
+        cut(&mut self.same_addr);
+        for m in [
+            &mut self.reads,
+            &mut self.writes,
+            &mut self.inits,
+            &mut self.thread_mem,
+            &mut self.generic,
+            &mut self.alias_fences,
+        ] {
+            *m &= keep;
+        }
+        for i in n..self.n {
+            if let Some(t) = self.attrs[i].and_then(|a| a.thread) {
+                if let Some(th) = self.threads.get_mut(t.index()) {
+                    th.pop();
+                }
+            }
+            self.attrs[i] = None;
+        }
+        self.n = n;
+    }
+
+    /// Copies `other` into `self` (only the rows in use).
+    pub(crate) fn copy_from(&mut self, other: &Statics) {
+        let n = other.n;
+        self.truncate(0);
+        self.n = n;
+        self.attrs[..n].copy_from_slice(&other.attrs[..n]);
+        self.threads.clone_from(&other.threads);
+        for (dst, src) in [
+            (&mut self.po, &other.po),
+            (&mut self.rmw, &other.rmw),
+            (&mut self.ms, &other.ms),
+            (&mut self.dep, &other.dep),
+            (&mut self.rel_writes, &other.rel_writes),
+            (&mut self.acq_last, &other.acq_last),
+            (&mut self.conv, &other.conv),
+            (&mut self.same_loc, &other.same_loc),
+            (&mut self.direct, &other.direct),
+            (&mut self.same_addr, &other.same_addr),
+        ] {
+            dst[..n].copy_from_slice(&src[..n]);
+        }
+        self.reads = other.reads;
+        self.writes = other.writes;
+        self.inits = other.inits;
+        self.thread_mem = other.thread_mem;
+        self.generic = other.generic;
+        self.alias_fences = other.alias_fences;
+    }
+
+    /// Morally strong (8.7) as rows.
+    pub(crate) fn ms(&self) -> &Rows {
+        &self.ms
+    }
+}
+
+thread_local! {
+    /// The statics of the last execution [`with_statics`] saw on this
+    /// thread: explorers check many candidates with the same events and
+    /// different reads-from or coherence.
+    static LAST: RefCell<Option<Box<(Statics, Derived)>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with the statics of `exec` (reused when this thread's last
+/// execution had the same events, see [`Statics::matches`]) and scratch
+/// [`Derived`] relations, or returns `None` when the fast path does not
+/// apply.
+pub(crate) fn with_statics<R>(
+    exec: &Execution,
+    f: impl FnOnce(&Statics, &mut Derived) -> R,
+) -> Option<R> {
+    if exec.len() > MAX_EVENTS {
+        return None;
+    }
+    LAST.with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            // Re-entered (never in practice): build a private copy.
+            return Statics::new(exec).map(|st| f(&st, &mut Derived::new()));
+        };
+        let (st, d) = &mut **slot.get_or_insert_with(|| Box::new((Statics::empty(), Derived::new())));
+        if !st.matches(exec) && !st.rebuild(exec) {
+            return None;
+        }
+        Some(f(st, d))
+    })
+}
+
+/// Offers `st`, the statics of an execution about to be checked, to
+/// [`with_statics`] on this thread (saves rebuilding them).
+pub(crate) fn offer(st: &Statics) {
+    LAST.with(|cell| {
+        if let Ok(mut slot) = cell.try_borrow_mut() {
+            slot.get_or_insert_with(|| Box::new((Statics::empty(), Derived::new())))
+                .0
+                .copy_from(st);
+        }
+    });
+}
+
+fn last_bit(m: u64) -> Option<usize> {
+    (m != 0).then(|| 63 - m.leading_zeros() as usize)
+}
+
+/// The relations that depend on reads-from, coherence, Fence-SC order and
+/// barrier synchronization, and scratch rows. Only the first `n` rows mean
+/// anything: [`decide`] writes each row it reads, so one `Derived` is reused
+/// from check to check without clearing it.
+#[derive(Clone)]
+pub(crate) struct Derived {
+    pub rf: Rows,
+    pub obs: Rows,
+    pub sync: Rows,
+    pub base: Rows,
+    pub causality: Rows,
+    pub co: Rows,
+    pub fr: Rows,
+    scratch_a: Rows,
+    scratch_b: Rows,
+    scratch_c: Rows,
+}
+
+impl Derived {
+    pub(crate) fn new() -> Self {
+        Self {
+            rf: EMPTY,
+            obs: EMPTY,
+            sync: EMPTY,
+            base: EMPTY,
+            causality: EMPTY,
+            co: EMPTY,
+            fr: EMPTY,
+            scratch_a: EMPTY,
+            scratch_b: EMPTY,
+            scratch_c: EMPTY,
+        }
+    }
+}
+
+/// What [`decide`] found.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Decision {
+    /// Every axiom holds; the relations are in the [`Derived`].
+    Consistent,
+    /// Some axiom fails.
+    Inconsistent,
+    /// The fast path cannot tell (the full check must decide).
+    Unknown,
+}
+
+/// Decides the axioms of 8.10 for `exec`, whose events are those of `st`,
+/// leaving the relations in `d`.
+pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decision {
+    let n = st.n;
+    if exec.len() != n || exec.co.len() != n || exec.rf.len() != n || n > MAX_EVENTS {
+        return Decision::Unknown;
+    }
+    let Derived {
+        rf,
+        obs,
+        sync,
+        base,
+        causality,
+        co,
+        fr,
+        scratch_a,
+        scratch_b,
+        scratch_c,
+    } = d;
+    // Reads-from (8.9.7 item 1): W -> R.
+    rf[..n].fill(0);
+    for (r, w) in exec.rf.iter().enumerate() {
+        if let Some(w) = w {
+            if w.index() >= n {
+                return Decision::Unknown;
+            }
+            rf[w.index()] |= bit(r);
+        }
+    }
+    // Observation order (8.9.2): (ms ∩ rf) ; (rmw ; (ms ∩ rf))*.
+    let ms_rf = &mut *scratch_a;
+    for i in 0..n {
+        ms_rf[i] = st.ms[i] & rf[i];
+    }
+    let step = &mut *scratch_b;
+    for i in 0..n {
+        step[i] = match st.rmw[i] {
+            0 => 0,
+            m => union_rows(ms_rf, m),
+        };
+    }
+    for w in 0..n {
+        let mut row = ms_rf[w];
+        let mut frontier = row;
+        while frontier != 0 {
+            let next = union_rows(step, frontier) & !row;
+            row |= next;
+            frontier = next;
+        }
+        obs[w] = row;
+    }
+    // Synchronizes-with (8.9.4): Fence-SC (item 1), barriers (items 2, 3),
+    // release and acquire patterns (item 4).
+    sync[..n].fill(0);
+    for (k, &x) in exec.fence_sc.iter().enumerate() {
+        for &y in &exec.fence_sc[k + 1..] {
+            if x.index() >= n || y.index() >= n {
+                return Decision::Unknown;
+            }
+            if st.ms[x.index()] & bit(y.index()) != 0 {
+                sync[x.index()] |= bit(y.index());
+            }
+        }
+    }
+    for &(x, y) in &exec.barrier_sync {
+        if x.index() >= n || y.index() >= n {
+            return Decision::Unknown;
+        }
+        sync[x.index()] |= bit(y.index());
+    }
+    for first in 0..n {
+        let w = st.rel_writes[first];
+        if w != 0 {
+            let observed = union_rows(obs, w);
+            sync[first] |= union_rows(&st.acq_last, observed) & st.ms[first];
+        }
+    }
+    // Base causality (8.9.5): (po ∪ sync)+.
+    for i in 0..n {
+        base[i] = st.po[i] | sync[i];
+    }
+    close(base, n);
+    // Proxy-preserved base causality (8.9.5), items 1 and 2, between thread
+    // memory operations.
+    let pp = &mut *scratch_a;
+    for x in 0..n {
+        pp[x] = base[x] & st.direct[x];
+    }
+    // Through proxy conversions and alias fences (item 3 and the converted
+    // cases of `ptx-v7.5.cat`).
+    if st.alias_fences != 0 || st.conv[..n].iter().any(|&r| r != 0) {
+        // src: X -> X (generic) or X -> F (F converts X, after X).
+        // dst: Y -> Y (generic) or F -> Y (F converts Y, before Y).
+        let src = &mut *scratch_b;
+        let dst = &mut *scratch_c;
+        src[..n].fill(0);
+        dst[..n].fill(0);
+        for x in bits(st.generic) {
+            src[x] |= bit(x);
+            dst[x] |= bit(x);
+        }
+        for f in 0..n {
+            let c = st.conv[f];
+            if c == 0 {
+                continue;
+            }
+            dst[f] |= c & base[f];
+            for x in bits(c) {
+                if base[x] & bit(f) != 0 {
+                    src[x] |= bit(f);
+                }
+            }
+        }
+        for x in bits(st.thread_mem) {
+            let src_base = union_rows(base, src[x]);
+            let same_address_paths = union_rows(dst, src_base);
+            pp[x] |= same_address_paths & st.same_addr[x] & st.thread_mem;
+            let via_alias = union_rows(base, src_base & st.alias_fences);
+            let alias_paths = union_rows(dst, via_alias);
+            pp[x] |= alias_paths & st.same_loc[x] & st.thread_mem;
+        }
+    }
+    // P: proxy-preserved between memory operations, base causality for every
+    // other pair; causality order = P ∪ (observation ; P).
+    let p = &mut *scratch_b;
+    for x in 0..n {
+        p[x] = if st.thread_mem & bit(x) != 0 {
+            pp[x] | (base[x] & !st.thread_mem)
+        } else {
+            base[x]
+        };
+    }
+    for x in 0..n {
+        causality[x] = p[x] | union_rows(p, obs[x]);
+    }
+    // Coherence (8.9.6, 8.10.1): chosen edges, initial writes first, and
+    // causality between overlapping writes; acyclic, then closed.
+    for (a, g) in co.iter_mut().enumerate().take(n) {
+        *g = exec.co.row_word(EventId::new(a), 0);
+    }
+    for i in bits(st.inits) {
+        co[i] |= st.same_loc[i] & st.writes & !st.inits & !bit(i);
+    }
+    for w in bits(st.writes) {
+        co[w] |= causality[w] & st.writes & st.same_loc[w] & !bit(w);
+    }
+    if !acyclic(co, n) {
+        return Decision::Inconsistent;
+    }
+    close(co, n);
+    // From-reads (8.9.7 item 3): rf^-1 ; co.
+    for (r, w) in exec.rf.iter().enumerate() {
+        fr[r] = w.map_or(0, |w| co[w.index()]);
+    }
+    // Fence-SC (8.10.2): F1 before F2 in Fence-SC order, morally strong:
+    // F2 must not precede F1 in causality order.
+    for (k, &f1) in exec.fence_sc.iter().enumerate() {
+        for &f2 in &exec.fence_sc[k + 1..] {
+            let (a, b) = (f1.index(), f2.index());
+            if st.ms[a] & bit(b) != 0 && causality[b] & bit(a) != 0 {
+                return Decision::Inconsistent;
+            }
+        }
+    }
+    // Atomicity (8.10.3). Single-copy atomicity cannot fail while every
+    // overlap is complete: it needs a write coherence-before itself, and
+    // coherence is acyclic here. RMW atomicity: no morally strong write W
+    // between the write A's read reads from and A's write.
+    for ar in bits(st.reads) {
+        let Some(aw) = last_bit(st.rmw[ar]) else {
+            continue;
+        };
+        let Some(w0) = exec.rf[ar] else { continue };
+        let between = co[w0.index()] & st.ms[aw] & st.ms[ar] & !bit(aw);
+        if bits(between).any(|w| co[w] & bit(aw) != 0) {
+            return Decision::Inconsistent;
+        }
+    }
+    // No-Thin-Air (8.10.4): rf ∪ dep acyclic.
+    let rf_dep = &mut *scratch_a;
+    for i in 0..n {
+        rf_dep[i] = rf[i] | st.dep[i];
+    }
+    if !acyclic(rf_dep, n) {
+        return Decision::Inconsistent;
+    }
+    // Causality (8.10.6): R must not read from a write it precedes in
+    // causality order, nor from-read a write that precedes it.
+    for r in bits(st.reads) {
+        if let Some(w) = exec.rf[r] {
+            if causality[r] & bit(w.index()) != 0 {
+                return Decision::Inconsistent;
+            }
+        }
+        let overlapping = fr[r] & st.same_loc[r];
+        if bits(overlapping).any(|w| causality[w] & bit(r) != 0) {
+            return Decision::Inconsistent;
+        }
+    }
+    // Coherence (8.10.1) for a write that precedes itself in causality order.
+    if bits(st.writes).any(|w| causality[w] & bit(w) != 0) {
+        return Decision::Inconsistent;
+    }
+    // SC per location (8.10.5): po-loc ∪ (ms ∩ com) over thread memory
+    // operations of one location contains every edge of every pairwise
+    // morally strong set; if it is acyclic the axiom holds, otherwise the
+    // clique analysis of the full check decides.
+    let loc_rel = &mut *scratch_a;
+    for a in 0..n {
+        loc_rel[a] = if st.thread_mem & bit(a) != 0 {
+            let com = rf[a] | co[a] | fr[a];
+            (st.po[a] | (st.ms[a] & com)) & st.same_loc[a] & st.thread_mem
+        } else {
+            0
+        };
+    }
+    if !acyclic(loc_rel, n) {
+        return Decision::Unknown;
+    }
+    Decision::Consistent
+}

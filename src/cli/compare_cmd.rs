@@ -1,0 +1,138 @@
+//! `ptxmc compare`: the tests whose verdicts differ between two JSON Lines
+//! result files (like herd's mcompare7).
+
+use super::args::CompareArgs;
+use super::results::{self, Record};
+use super::{EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+
+/// One final state as herd prints it: `1:r0=1; 1:r1=0;`.
+fn state_text(s: &Value) -> String {
+    match s.get("values").and_then(Value::as_object) {
+        Some(m) => m
+            .iter()
+            .map(|(k, v)| format!("{k}={v};"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => "?".into(),
+    }
+}
+
+/// The final states of a record, as a set (counts aside).
+fn states(r: &Record) -> BTreeSet<String> {
+    r.value
+        .get("states")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().map(state_text).collect())
+        .unwrap_or_default()
+}
+
+fn field(r: &Record, k: &str) -> String {
+    match r.value.get(k) {
+        None | Some(Value::Null) => "-".into(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// How `a` and `b` differ: one line per field that differs; for the final
+/// states, the counts then one line per state only one of them has.
+pub fn differences(a: &Record, b: &Record) -> Vec<String> {
+    let mut out = Vec::new();
+    for k in ["status", "condition_holds", "liveness_holds", "observation"] {
+        let (x, y) = (field(a, k), field(b, k));
+        if x != y {
+            out.push(format!("{k}: {x} | {y}"));
+        }
+    }
+    let (sa, sb) = (states(a), states(b));
+    if sa != sb {
+        // Like diff: `<` only in the first file, `>` only in the second.
+        out.push(format!("states: {} | {}", sa.len(), sb.len()));
+        for st in sa.difference(&sb) {
+            out.push(format!("  < {st}"));
+        }
+        for st in sb.difference(&sa) {
+            out.push(format!("  > {st}"));
+        }
+    }
+    out
+}
+
+fn keyed(records: Vec<Record>, by_name: bool) -> BTreeMap<String, Record> {
+    let mut m = BTreeMap::new();
+    for r in records {
+        let k = if by_name {
+            r.name().to_string()
+        } else {
+            r.file.clone()
+        };
+        m.entry(k).or_insert(r);
+    }
+    m
+}
+
+/// Runs the subcommand; returns the exit code.
+pub fn run(args: &CompareArgs) -> u8 {
+    let load = |p: &std::path::Path| results::load_warn(p);
+    let (a, b) = match (load(&args.a), load(&args.b)) {
+        (Ok(a), Ok(b)) => (keyed(a, args.by_name), keyed(b, args.by_name)),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let (an, bn) = (args.a.display(), args.b.display());
+    let mut differ = 0usize;
+    let mut common = 0usize;
+    for (k, ra) in &a {
+        let Some(rb) = b.get(k) else { continue };
+        common += 1;
+        let d = differences(ra, rb);
+        if d.is_empty() {
+            continue;
+        }
+        differ += 1;
+        if !args.quiet {
+            let name = ra.name();
+            let title = if args.by_name || name.is_empty() {
+                k.clone()
+            } else {
+                format!("{name} ({k})")
+            };
+            let _ = writeln!(out, "{title}");
+            for l in d {
+                let _ = writeln!(out, "  {l}");
+            }
+        }
+    }
+    let only_a: Vec<&String> = a.keys().filter(|k| !b.contains_key(*k)).collect();
+    let only_b: Vec<&String> = b.keys().filter(|k| !a.contains_key(*k)).collect();
+    if !args.quiet {
+        for k in &only_a {
+            let _ = writeln!(out, "only in {an}: {k}");
+        }
+        for k in &only_b {
+            let _ = writeln!(out, "only in {bn}: {k}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "compare: {} tests in both, {} differ; {} only in {}, {} only in {}",
+        common,
+        differ,
+        only_a.len(),
+        an,
+        only_b.len(),
+        bn
+    );
+    if differ > 0 || !only_a.is_empty() || !only_b.is_empty() {
+        EXIT_MISMATCH
+    } else {
+        EXIT_OK
+    }
+}

@@ -1,0 +1,176 @@
+//! Naming events for people: positions (`P1:2`), the instruction as the
+//! litmus file spells it, values (`x=1`). Shared by `explain` and `--graph`.
+
+use ptxmc_checker::event::{Event, EventKind};
+use ptxmc_checker::execution::Execution;
+use ptxmc_frontend::ir::{BarrierKind, FenceKind, Sem, Test};
+
+/// Names the events of executions of one test.
+pub struct Labels<'a> {
+    test: &'a Test,
+    lines: Vec<&'a str>,
+}
+
+impl<'a> Labels<'a> {
+    /// Labels for `test`, whose source text is `src`.
+    pub fn new(test: &'a Test, src: &'a str) -> Self {
+        Self {
+            test,
+            lines: src.lines().collect(),
+        }
+    }
+
+    /// The instruction of `ev` as written in the source (`st.release.gpu y, 1`),
+    /// or a spelling built from the event when the source has no such position.
+    pub fn instr(&self, ev: &Event) -> String {
+        let from_source = (ev.span.line > 0)
+            .then(|| self.lines.get(ev.span.line as usize - 1))
+            .flatten()
+            .and_then(|line| {
+                let start = ev.span.col.saturating_sub(1) as usize;
+                let rest: String = line.chars().skip(start).collect();
+                let end = rest.find([';', '|']).unwrap_or(rest.len());
+                let text = rest[..end].trim().to_string();
+                (!text.is_empty()).then_some(text)
+            });
+        from_source.unwrap_or_else(|| synthesized(ev))
+    }
+
+    /// The opcode of `ev`'s instruction: its first word (`st.release.gpu`).
+    pub fn opcode(&self, ev: &Event) -> String {
+        let i = self.instr(ev);
+        // A label sharing the cell (`L0: ld ...`) is not part of the opcode.
+        let i = match i.split_once(':') {
+            Some((l, rest)) if !l.contains(char::is_whitespace) && !l.contains('.') => {
+                rest.trim().to_string()
+            }
+            _ => i,
+        };
+        i.split_whitespace().next().unwrap_or_default().to_string()
+    }
+
+    /// `x=1` for a memory event (the location through the name it uses).
+    pub fn access(&self, ev: &Event) -> Option<String> {
+        let loc = ev.loc()?;
+        let name = self
+            .test
+            .symbols
+            .addrs
+            .get(loc.addr.index())
+            .map_or("?", String::as_str);
+        Some(format!("{}={}", name, ev.value().unwrap_or(0)))
+    }
+
+    /// `P1:2` (thread and program-order index) or `W0` for an initial write.
+    pub fn pos(&self, ev: &Event) -> String {
+        match ev.thread {
+            Some(t) => format!("P{}:{}", t.index(), ev.po_index),
+            None => "W0".to_string(),
+        }
+    }
+
+    /// `R`, `W`, `F` (fence) or `B` (barrier).
+    pub fn letter(ev: &Event) -> &'static str {
+        match ev.kind {
+            EventKind::Read { .. } => "R",
+            EventKind::Write { .. } => "W",
+            EventKind::Fence(_) => "F",
+            EventKind::Barrier { .. } => "B",
+        }
+    }
+
+    /// A full description: `R P1:1 ld.weak r2, x` or `W0 (x=0)`.
+    pub fn describe(&self, ev: &Event) -> String {
+        if ev.is_init() {
+            return format!("W0 ({})", self.access(ev).unwrap_or_default());
+        }
+        format!("{} {} {}", Self::letter(ev), self.pos(ev), self.instr(ev))
+    }
+
+    /// A short mention inside a path: `P0:1 st.release.gpu y` (position,
+    /// opcode and location), or `W0 (x=0)`.
+    pub fn mention(&self, ev: &Event) -> String {
+        if ev.is_init() {
+            return format!("W0 ({})", self.access(ev).unwrap_or_default());
+        }
+        let mut s = format!("{} {}", self.pos(ev), self.opcode(ev));
+        if let Some(loc) = ev.loc() {
+            if let Some(name) = self.test.symbols.addrs.get(loc.addr.index()) {
+                s.push(' ');
+                s.push_str(name);
+            }
+        }
+        s
+    }
+
+    /// The node label of a picture: `W x=1 st.release.gpu`, `W0 x=0`, `F fence.sc.gpu`.
+    pub fn node(&self, ev: &Event) -> String {
+        if ev.is_init() {
+            return format!("W0 {}", self.access(ev).unwrap_or_default());
+        }
+        match self.access(ev) {
+            Some(a) => format!("{} {} {}", Self::letter(ev), a, self.opcode(ev)),
+            None => format!("{} {}", Self::letter(ev), self.opcode(ev)),
+        }
+    }
+
+    /// The reads-from of `exec`, in words: `P1:0 reads flag=1 from P0:2`.
+    pub fn reads_from(&self, exec: &Execution) -> Vec<String> {
+        let mut out = Vec::new();
+        for e in exec.ids() {
+            let ev = exec.event(e);
+            if !ev.is_read() {
+                continue;
+            }
+            let Some(w) = exec.rf.get(e.index()).copied().flatten() else {
+                continue;
+            };
+            out.push(format!(
+                "{} reads {} from {}",
+                self.pos(ev),
+                self.access(ev).unwrap_or_default(),
+                self.pos(exec.event(w))
+            ));
+        }
+        out
+    }
+}
+
+fn sem(s: Sem) -> &'static str {
+    match s {
+        Sem::Weak => ".weak",
+        Sem::Relaxed => ".relaxed",
+        Sem::Acquire => ".acquire",
+        Sem::Release => ".release",
+        Sem::AcqRel => ".acq_rel",
+        Sem::Volatile => ".volatile",
+        Sem::Mmio => ".mmio",
+    }
+}
+
+fn scope(ev: &Event) -> String {
+    ev.scope
+        .map(|s| format!(".{}", format!("{s:?}").to_lowercase()))
+        .unwrap_or_default()
+}
+
+/// An instruction spelling built from the event alone (no source position).
+fn synthesized(ev: &Event) -> String {
+    match ev.kind {
+        EventKind::Read { rmw: true, .. } | EventKind::Write { rmw: true, .. } => {
+            format!("atom{}{}", sem(ev.sem), scope(ev))
+        }
+        EventKind::Read { .. } => format!("ld{}{}", sem(ev.sem), scope(ev)),
+        EventKind::Write { .. } => format!("st{}{}", sem(ev.sem), scope(ev)),
+        EventKind::Fence(k) => match k {
+            FenceKind::Sc => format!("fence.sc{}", scope(ev)),
+            FenceKind::AcqRel => format!("fence.acq_rel{}", scope(ev)),
+            other => format!("fence.{}", format!("{other:?}").to_lowercase()),
+        },
+        EventKind::Barrier { kind, id, .. } => match kind {
+            BarrierKind::Sync => format!("bar.sync {id}"),
+            BarrierKind::Arrive => format!("bar.arrive {id}"),
+            other => format!("{} {id}", format!("{other:?}").to_lowercase()),
+        },
+    }
+}
