@@ -332,13 +332,13 @@ fn generate(args: &GenArgs) -> Result<Family, String> {
     };
     let mut axes = axes(args, placements_default);
     // The ordering menu holds the groups that were asked for.
-    if !(has(VaryArg::Sem) || !args.sems.is_empty()) {
+    if !has(VaryArg::Sem) && args.sems.is_empty() {
         axes.sems.clear();
     }
-    if !(has(VaryArg::Fence) || !args.fences.is_empty()) {
+    if !has(VaryArg::Fence) && args.fences.is_empty() {
         axes.fences.clear();
     }
-    if !(has(VaryArg::Dep) || !args.deps.is_empty()) {
+    if !has(VaryArg::Dep) && args.deps.is_empty() {
         axes.deps.clear();
     }
     let mut cycles: Vec<Cycle> = Vec::new();

@@ -62,6 +62,7 @@ use crate::model::{self, fast};
 use crate::relation::BitMatrix;
 use crate::report::{BlockReason, Status};
 use ptxmc_frontend::ir::{BarrierKind, Instr, Proxy, Test, ThreadId, VAddrId};
+use smallvec::SmallVec;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -98,16 +99,16 @@ pub(crate) type WriteDomain = Vec<Vec<BTreeSet<i64>>>;
 
 /// Why an exploration stops early.
 enum Halt {
-    /// With this status (a limit, or an unsupported construct).
+    /// With this status, whatever the number of workers (an unsupported
+    /// construct, a limit of the test itself): the sequential search stops
+    /// there too.
     Stop(Status),
-    /// Another worker reached a time or execution limit.
-    Aborted,
+    /// A worker reached the time or execution limit (`Dpor::stop_status`
+    /// says which); every worker stops.
+    Limit,
 }
 
 type Res = Result<(), Halt>;
-
-/// Fence-SC orders are enumerated by [`candidate`] up to this many fences.
-const MAX_FENCES: usize = 8;
 
 /// Subtrees handed to other workers: the search splits at branching nodes
 /// until about this many parts exist (per path: the product of the branching
@@ -281,7 +282,7 @@ impl<'a> Dpor<'a> {
             return s.pending.iter().all(|&r| self.still_writable(s, r));
         }
         // (location, value, threads that may write it for some read).
-        let mut demands: Vec<(usize, i64, u64)> = Vec::with_capacity(s.pending.len());
+        let mut demands: SmallVec<[(usize, i64, u64); 8]> = SmallVec::new();
         for &r in &s.pending {
             let ev = s.exec.event(r);
             let (Some(rt), Some(loc), Some(v)) = (ev.thread, ev.loc(), ev.value()) else {
@@ -316,32 +317,47 @@ impl<'a> Dpor<'a> {
             let k = rest.iter().take_while(|d| d.0 == phys).count();
             let (group, tail) = rest.split_at(k);
             rest = tail;
-            // Writes each thread can still make to `phys`.
-            let caps: Vec<usize> = s
-                .runs
-                .iter()
-                .enumerate()
-                .map(|(t, run)| {
-                    if *run != Run::Running {
-                        return 0;
+            // Writes each thread can still make to `phys`: threads after the
+            // one being extended have no event yet.
+            let cap = |t: usize| -> usize {
+                if s.runs[t] != Run::Running {
+                    return 0;
+                }
+                let max = self
+                    .domain
+                    .max_writes
+                    .get(t)
+                    .and_then(|m| m.get(phys))
+                    .copied()
+                    .unwrap_or(0) as usize;
+                let done = s.exec.threads[t]
+                    .iter()
+                    .filter(|&&e| {
+                        let ev = s.exec.event(e);
+                        ev.is_write() && ev.loc().is_some_and(|l| l.phys.index() == phys)
+                    })
+                    .count();
+                max.saturating_sub(done)
+            };
+            let caps: SmallVec<[usize; 16]> = (0..s.runs.len()).map(cap).collect();
+            // Greedy first (it almost always succeeds); augmenting paths when
+            // it does not.
+            let mut left: SmallVec<[usize; 16]> = caps.clone();
+            let greedy = group.iter().all(|d| {
+                let mut m = d.2;
+                while m != 0 {
+                    let t = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if left[t] > 0 {
+                        left[t] -= 1;
+                        return true;
                     }
-                    let max = self
-                        .domain
-                        .max_writes
-                        .get(t)
-                        .and_then(|m| m.get(phys))
-                        .copied()
-                        .unwrap_or(0) as usize;
-                    let done = s.exec.threads[t]
-                        .iter()
-                        .filter(|&&e| {
-                            let ev = s.exec.event(e);
-                            ev.is_write() && ev.loc().is_some_and(|l| l.phys.index() == phys)
-                        })
-                        .count();
-                    max.saturating_sub(done)
-                })
-                .collect();
+                }
+                false
+            });
+            if greedy {
+                continue;
+            }
             let eligible: Vec<u64> = group.iter().map(|d| d.2).collect();
             let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); s.runs.len()];
             for d in 0..eligible.len() {
@@ -391,7 +407,7 @@ impl<'a> Dpor<'a> {
         match res {
             Ok(()) => Status::Ok,
             Err(Halt::Stop(s)) => s,
-            Err(Halt::Aborted) => self
+            Err(Halt::Limit) => self
                 .stop_status
                 .lock()
                 .map(|s| s.clone())
@@ -404,10 +420,10 @@ impl<'a> Dpor<'a> {
     /// Stops every worker with a time or execution limit.
     fn limit(&self, status: Status) -> Halt {
         if let Ok(mut slot) = self.stop_status.lock() {
-            slot.get_or_insert(status.clone());
+            slot.get_or_insert(status);
         }
         self.stop.store(true, Ordering::Relaxed);
-        Halt::Stop(status)
+        Halt::Limit
     }
 
     /// The time limit, looked at every [`TICK_EVERY`] nodes, and the other
@@ -417,7 +433,7 @@ impl<'a> Dpor<'a> {
         if w.ticks >= TICK_EVERY {
             w.ticks = 0;
             if self.stop.load(Ordering::Relaxed) {
-                return Err(Halt::Aborted);
+                return Err(Halt::Limit);
             }
             if let Err(s) = w.budget.tick(&w.out) {
                 return Err(self.limit(s));
@@ -531,26 +547,41 @@ impl<'a> Dpor<'a> {
             .collect();
         choices.extend(self.future_values(s, &ev).into_iter().map(|v| (None, v)));
         let node_state = s.states[t].clone();
-        self.branch(s, w, parts, &choices, &|this, s, w, &(src, value), parts| {
-            let id = push_event(s, t, ev.clone(), Some(value));
-            match src {
-                Some(src) => s.exec.rf[id.index()] = Some(src),
-                None => s.pending.push(id),
-            }
-            let r = if src.is_none() && !this.satisfiable(s) {
-                w.out.stats.pruned += 1;
-                Ok(())
-            } else {
-                s.states[t] = node_state.clone();
-                s.states[t].commit(id, Some(value));
-                this.visit(s, w, true, parts)
-            };
-            if src.is_none() {
-                s.pending.pop();
-            }
-            pop_event(s, t);
-            r
-        })
+        // The event and what depends only on it are the same in every child:
+        // pushed once, each child sets the value read and where it comes from.
+        let id = push_event(s, t, ev, Some(0));
+        let r = self.branch(
+            s,
+            w,
+            parts,
+            &choices,
+            &|this, s, w, &(src, value), parts| {
+                if let EventKind::Read { value: v, .. } = &mut s.exec.events[id.index()].kind {
+                    *v = value;
+                }
+                match src {
+                    Some(src) => s.exec.rf[id.index()] = Some(src),
+                    None => s.pending.push(id),
+                }
+                let r = if src.is_none() && !this.satisfiable(s) {
+                    w.out.stats.pruned += 1;
+                    Ok(())
+                } else {
+                    s.states[t] = node_state.clone();
+                    s.states[t].commit(id, Some(value));
+                    this.visit(s, w, true, parts)
+                };
+                match src {
+                    Some(_) => s.exec.rf[id.index()] = None,
+                    None => {
+                        s.pending.pop();
+                    }
+                }
+                r
+            },
+        );
+        pop_event(s, t);
+        r
     }
 
     /// A new write: its coherence position among the morally strong writes of
@@ -594,9 +625,12 @@ impl<'a> Dpor<'a> {
             .collect();
         // The write half of an RMW follows its read in program order.
         let rmw_source = match s.exec.threads[t].iter().rev().nth(1) {
-            Some(&r) if s.exec.event(id).is_rmw() && s.exec.event(r).is_rmw() => {
-                s.exec.event(r).is_read().then(|| s.exec.rf[r.index()]).flatten()
-            }
+            Some(&r) if s.exec.event(id).is_rmw() && s.exec.event(r).is_rmw() => s
+                .exec
+                .event(r)
+                .is_read()
+                .then(|| s.exec.rf[r.index()])
+                .flatten(),
             _ => None,
         };
         if ms.len() > 63 {
@@ -625,39 +659,45 @@ impl<'a> Dpor<'a> {
         }
         let node_state = s.states[t].clone();
         let pending = s.pending.clone();
-        let r = self.branch(s, w, parts, &choices, &|this, s, w, &(before, mask), parts| {
-            for (k, &m) in ms.iter().enumerate() {
-                if before >> k & 1 == 1 {
-                    s.exec.co.insert(m, id);
+        let r = self.branch(
+            s,
+            w,
+            parts,
+            &choices,
+            &|this, s, w, &(before, mask), parts| {
+                for (k, &m) in ms.iter().enumerate() {
+                    if before >> k & 1 == 1 {
+                        s.exec.co.insert(m, id);
+                    } else {
+                        s.exec.co.insert(id, m);
+                    }
+                }
+                for (k, &r) in readers.iter().enumerate() {
+                    if mask >> k & 1 == 1 {
+                        s.exec.rf[r.index()] = Some(id);
+                        s.pending.retain(|&p| p != r);
+                    }
+                }
+                let res = if this.satisfiable(s) {
+                    s.states[t] = node_state.clone();
+                    this.visit(s, w, true, parts)
                 } else {
-                    s.exec.co.insert(id, m);
+                    w.out.stats.pruned += 1;
+                    Ok(())
+                };
+                for &m in &ms {
+                    s.exec.co.remove(m, id);
+                    s.exec.co.remove(id, m);
                 }
-            }
-            for (k, &r) in readers.iter().enumerate() {
-                if mask >> k & 1 == 1 {
-                    s.exec.rf[r.index()] = Some(id);
-                    s.pending.retain(|&p| p != r);
+                for (k, &r) in readers.iter().enumerate() {
+                    if mask >> k & 1 == 1 {
+                        s.exec.rf[r.index()] = None;
+                    }
                 }
-            }
-            let res = if this.satisfiable(s) {
-                s.states[t] = node_state.clone();
-                this.visit(s, w, true, parts)
-            } else {
-                w.out.stats.pruned += 1;
-                Ok(())
-            };
-            for &m in &ms {
-                s.exec.co.remove(m, id);
-                s.exec.co.remove(id, m);
-            }
-            for (k, &r) in readers.iter().enumerate() {
-                if mask >> k & 1 == 1 {
-                    s.exec.rf[r.index()] = None;
-                }
-            }
-            s.pending.clone_from(&pending);
-            res
-        });
+                s.pending.clone_from(&pending);
+                res
+            },
+        );
         pop_event(s, t);
         r
     }
@@ -708,12 +748,10 @@ impl<'a> Dpor<'a> {
         match rl {
             // The sequential search would have stopped in the left half.
             Err(Halt::Stop(st)) => Err(Halt::Stop(st)),
-            Err(Halt::Aborted) => {
+            // Everything found before the limit counts.
+            Err(Halt::Limit) => {
                 w.out.merge(w2.out);
-                match rr {
-                    Err(Halt::Stop(st)) => Err(Halt::Stop(st)),
-                    _ => Err(Halt::Aborted),
-                }
+                Err(Halt::Limit)
             }
             Ok(()) => {
                 w.out.merge(w2.out);
@@ -790,11 +828,12 @@ impl<'a> Dpor<'a> {
             w.out.stats.pruned += 1;
             return Ok(());
         }
-        // `finish` decides consistency over every Fence-SC order and barrier
-        // synchronization, so a check here would only repeat it; it is made
-        // first only where `finish` could stop with a limit on a graph the
-        // check prunes (barrier arrival orders, too many fences).
-        if check && (s.barriers > 0 || s.fences_sc > MAX_FENCES) && !self.consistent(s, &mut w.derived) {
+        // `finish` decides consistency again, over every Fence-SC order and
+        // barrier synchronization, but through `model::check`, which builds
+        // the witness of a violation; this check needs none, and it prunes
+        // exactly the graphs an explorer that checks every graph it extends
+        // prunes (for those, `finish` never reports a limit either).
+        if check && !self.consistent(s, &mut w.derived) {
             w.out.stats.pruned += 1;
             return Ok(());
         }
@@ -827,9 +866,9 @@ impl<'a> Dpor<'a> {
                 let found = w.out.stats.executions - before;
                 let total = self.executions.fetch_add(found, Ordering::Relaxed) + found;
                 match w.budget.max_executions {
-                    Some(m) if total >= m => Err(self.limit(Status::Limit(format!(
-                        "stopped after {m} executions"
-                    )))),
+                    Some(m) if total >= m => {
+                        Err(self.limit(Status::Limit(format!("stopped after {m} executions"))))
+                    }
                     _ => Ok(()),
                 }
             }
@@ -965,5 +1004,78 @@ fn down_sets(
         .all(|&j| chosen >> j & 1 == 1);
     if preds_in && !forbidden(x) {
         down_sets(ms, order, i + 1, reach, forbidden, chosen | 1 << k, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Parallel exploration gives the sequential result.
+
+    use crate::report::{Options, Report, Strategy};
+    use std::time::Duration;
+
+    fn check_with(threads: usize, test: &ptxmc_frontend::ir::Test, opts: &Options) -> Report {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a pool");
+        let mut r = pool.install(|| crate::explore::check(test, opts));
+        r.time = Duration::ZERO;
+        r
+    }
+
+    fn corpus(rel: &str) -> String {
+        let path = format!("{}/../corpus/{rel}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn every_number_of_threads_gives_the_sequential_report() {
+        let mut sources: Vec<String> = [
+            ("writers", 3),
+            ("sb-fence-sc", 3),
+            ("counter", 4),
+            ("ticket-lock", 2),
+            ("mp-chain", 4),
+            ("weak-writers", 3),
+        ]
+        .iter()
+        .map(|&(f, n)| ptxmc_frontend::families::generate(f, n, "gpu").expect("a family"))
+        .collect();
+        sources.push(corpus("liveness/spin-weak-flag-race.litmus"));
+        sources.push(corpus("liveness/spin-bar-deadlock.litmus"));
+        for src in &sources {
+            let test = ptxmc_frontend::parse(src).expect("parses");
+            for witness in [false, true] {
+                let opts = Options {
+                    strategy: Strategy::Dpor,
+                    check_duplicates: true,
+                    witness,
+                    ..Options::default()
+                };
+                let one = check_with(1, &test, &opts);
+                assert_eq!(one.stats.duplicates, 0);
+                for threads in [2, 3, 4] {
+                    let many = check_with(threads, &test, &opts);
+                    assert_eq!(one, many, "{} with {threads} threads", test.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn limits_stop_parallel_workers() {
+        let src = ptxmc_frontend::families::generate("writers", 5, "gpu").expect("a family");
+        let test = ptxmc_frontend::parse(&src).expect("parses");
+        let opts = Options {
+            strategy: Strategy::Dpor,
+            max_executions: Some(100),
+            ..Options::default()
+        };
+        for threads in [1, 2] {
+            let r = check_with(threads, &test, &opts);
+            assert_eq!(r.status.name(), "limit", "{threads} threads");
+            assert!(r.stats.executions >= 100 && r.stats.executions < 5040);
+        }
     }
 }

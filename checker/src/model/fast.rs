@@ -21,6 +21,10 @@
 //! - [`Derived`]: what depends on reads-from, coherence, the Fence-SC order
 //!   and barrier synchronization, recomputed by [`decide`].
 
+// Rows are indexed by event: `for i in 0..n { a[i] = b[i] | c[i] }` reads
+// better than zipped iterators over several arrays.
+#![allow(clippy::needless_range_loop)]
+
 use super::causality::{direct_case, is_thread_memory, same_cta};
 use super::morally_strong::{morally_strong, strong_scope};
 use super::patterns::{
@@ -29,8 +33,8 @@ use super::patterns::{
 };
 use crate::event::{EventId, EventKind};
 use crate::execution::Execution;
-use std::cell::RefCell;
 use ptxmc_frontend::ir::{FenceKind, PhysId, Placement, Proxy, Scope, Sem, ThreadId, VAddrId};
+use std::cell::RefCell;
 
 /// The most events the fast path handles (one `u64` per row).
 pub(crate) const MAX_EVENTS: usize = 64;
@@ -85,22 +89,80 @@ pub(crate) fn close(rows: &mut Rows, n: usize) {
     }
 }
 
-/// Whether the relation over the first `n` rows is acyclic: repeatedly drop
-/// the events with no successor left; a cycle is what remains.
-pub(crate) fn acyclic(rows: &Rows, n: usize) -> bool {
-    let mut alive: u64 = if n == 64 { !0 } else { bit(n) - 1 };
-    loop {
-        let mut sinks = 0u64;
-        for i in bits(alive) {
-            if rows[i] & alive == 0 {
-                sinks |= bit(i);
+/// The transitive closure of the relation `gen` over the first `n` rows,
+/// into `out`, by a depth-first search that unions the closures of each
+/// event's successors after them (post-order): `O(n + edges)` word
+/// operations. Returns false, leaving `out` unspecified, when the relation
+/// has a cycle.
+pub(crate) fn close_acyclic(gen: &Rows, out: &mut Rows, n: usize) -> bool {
+    // 0: not seen, 1: on the stack, 2: closed.
+    let mut state = [0u8; MAX_EVENTS];
+    let mut stack: [(u8, u64); MAX_EVENTS] = [(0, 0); MAX_EVENTS];
+    for root in 0..n {
+        if state[root] != 0 {
+            continue;
+        }
+        let mut depth = 1;
+        stack[0] = (root as u8, gen[root]);
+        state[root] = 1;
+        while depth > 0 {
+            let (v, rest) = stack[depth - 1];
+            let v = v as usize;
+            if rest == 0 {
+                out[v] = gen[v] | union_rows(out, gen[v]);
+                state[v] = 2;
+                depth -= 1;
+                continue;
+            }
+            let j = rest.trailing_zeros() as usize;
+            stack[depth - 1].1 = rest & (rest - 1);
+            match state[j] {
+                0 => {
+                    state[j] = 1;
+                    stack[depth] = (j as u8, gen[j]);
+                    depth += 1;
+                }
+                1 => return false,
+                _ => {}
             }
         }
-        if sinks == 0 {
-            return alive == 0;
-        }
-        alive &= !sinks;
     }
+    true
+}
+
+/// Whether the relation over the first `n` rows is acyclic (a depth-first
+/// search).
+pub(crate) fn acyclic(rows: &Rows, n: usize) -> bool {
+    let mut state = [0u8; MAX_EVENTS];
+    let mut stack: [(u8, u64); MAX_EVENTS] = [(0, 0); MAX_EVENTS];
+    for root in 0..n {
+        if state[root] != 0 {
+            continue;
+        }
+        let mut depth = 1;
+        stack[0] = (root as u8, rows[root]);
+        state[root] = 1;
+        while depth > 0 {
+            let (v, rest) = stack[depth - 1];
+            if rest == 0 {
+                state[v as usize] = 2;
+                depth -= 1;
+                continue;
+            }
+            let j = rest.trailing_zeros() as usize;
+            stack[depth - 1].1 = rest & (rest - 1);
+            match state[j] {
+                0 => {
+                    state[j] = 1;
+                    stack[depth] = (j as u8, rows[j]);
+                    depth += 1;
+                }
+                1 => return false,
+                _ => {}
+            }
+        }
+    }
+    true
 }
 
 /// What the relations of [`Statics`] read of one event: two events with
@@ -137,7 +199,12 @@ impl Attr {
     fn of(exec: &Execution, e: EventId) -> Option<Self> {
         let ev = exec.event(e);
         let mut deps = 0u64;
-        for &r in ev.addr_deps.iter().chain(&ev.data_deps).chain(&ev.ctrl_deps) {
+        for &r in ev
+            .addr_deps
+            .iter()
+            .chain(&ev.data_deps)
+            .chain(&ev.ctrl_deps)
+        {
             if r.index() >= e.index() || r.index() >= MAX_EVENTS {
                 return None;
             }
@@ -573,7 +640,8 @@ pub(crate) fn with_statics<R>(
             // Re-entered (never in practice): build a private copy.
             return Statics::new(exec).map(|st| f(&st, &mut Derived::new()));
         };
-        let (st, d) = &mut **slot.get_or_insert_with(|| Box::new((Statics::empty(), Derived::new())));
+        let (st, d) =
+            &mut **slot.get_or_insert_with(|| Box::new((Statics::empty(), Derived::new())));
         if !st.matches(exec) && !st.rebuild(exec) {
             return None;
         }
@@ -678,8 +746,8 @@ pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decisio
         ms_rf[i] = st.ms[i] & rf[i];
     }
     let step = &mut *scratch_b;
-    for i in 0..n {
-        step[i] = match st.rmw[i] {
+    for (slot, &m) in step.iter_mut().zip(&st.rmw).take(n) {
+        *slot = match m {
             0 => 0,
             m => union_rows(ms_rf, m),
         };
@@ -713,18 +781,26 @@ pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decisio
         }
         sync[x.index()] |= bit(y.index());
     }
-    for first in 0..n {
+    for (first, slot) in sync.iter_mut().enumerate().take(n) {
         let w = st.rel_writes[first];
         if w != 0 {
             let observed = union_rows(obs, w);
-            sync[first] |= union_rows(&st.acq_last, observed) & st.ms[first];
+            *slot |= union_rows(&st.acq_last, observed) & st.ms[first];
         }
     }
-    // Base causality (8.9.5): (po ∪ sync)+.
+    // Base causality (8.9.5): (po ∪ sync)+. Program order is transitive, so
+    // the closure of each event's next event in its thread and its sync
+    // successors is the same; the search is linear when that is acyclic.
+    let imm = &mut *scratch_a;
     for i in 0..n {
-        base[i] = st.po[i] | sync[i];
+        imm[i] = (st.po[i] & st.po[i].wrapping_neg()) | sync[i];
     }
-    close(base, n);
+    if !close_acyclic(imm, base, n) {
+        for i in 0..n {
+            base[i] = st.po[i] | sync[i];
+        }
+        close(base, n);
+    }
     // Proxy-preserved base causality (8.9.5), items 1 and 2, between thread
     // memory operations.
     let pp = &mut *scratch_a;
@@ -789,10 +865,11 @@ pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decisio
     for w in bits(st.writes) {
         co[w] |= causality[w] & st.writes & st.same_loc[w] & !bit(w);
     }
-    if !acyclic(co, n) {
+    let gen = &mut *scratch_a;
+    gen[..n].copy_from_slice(&co[..n]);
+    if !close_acyclic(gen, co, n) {
         return Decision::Inconsistent;
     }
-    close(co, n);
     // From-reads (8.9.7 item 3): rf^-1 ; co.
     for (r, w) in exec.rf.iter().enumerate() {
         fr[r] = w.map_or(0, |w| co[w.index()]);
@@ -863,4 +940,284 @@ pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decisio
         return Decision::Unknown;
     }
     Decision::Consistent
+}
+
+#[cfg(test)]
+mod tests {
+    //! The fast path against the full computation on random executions.
+
+    use super::*;
+    use crate::model::testutil::*;
+    use crate::model::{check_full, Relations};
+    use ptxmc_frontend::ir::Scope;
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+            xs[self.below(xs.len())]
+        }
+    }
+
+    /// A random candidate execution: threads in a few CTAs and GPUs,
+    /// accesses through aliases and proxies, fences of every kind, RMWs,
+    /// dependencies, any reads-from, coherence orientations (and sometimes
+    /// extra coherence edges), Fence-SC orders and barrier pairs.
+    fn random_execution(rng: &mut Rng) -> crate::execution::Execution {
+        let mut b = ExecBuilder::new(2);
+        let alias = b.alias(0);
+        let addrs = [
+            b.loc(0),
+            b.loc(1),
+            alias,
+            b.loc(0).via(Proxy::Surface),
+            alias.via(Proxy::Texture),
+        ];
+        let strengths = [
+            WEAK,
+            WEAK,
+            RLX_CTA,
+            RLX_GPU,
+            RLX_SYS,
+            REL_GPU,
+            ACQ_GPU,
+            ACQ_SYS,
+            ACQ_REL_GPU,
+            (Sem::Volatile, None),
+        ];
+        let fences = [
+            (FenceKind::Sc, Some(Scope::Gpu)),
+            (FenceKind::Sc, Some(Scope::Cta)),
+            (FenceKind::AcqRel, Some(Scope::Gpu)),
+            (FenceKind::Acquire, Some(Scope::Sys)),
+            (FenceKind::Release, Some(Scope::Cta)),
+            (FenceKind::ProxyAlias, None),
+            (FenceKind::ProxySurface, None),
+            (FenceKind::ProxyTexture, None),
+        ];
+        let placements = [cta(0), cta(0), cta(1), gpu(1)];
+        let n_threads = 1 + rng.below(4);
+        let mut reads = Vec::new();
+        let mut writes: Vec<EventId> = (0..2).map(|i| b.init(i)).collect();
+        let mut barriers = Vec::new();
+        for _ in 0..n_threads {
+            let t = b.thread(rng.pick(&placements));
+            let mut thread_reads = Vec::new();
+            for _ in 0..1 + rng.below(4) {
+                let a = rng.pick(&addrs);
+                let s = rng.pick(&strengths);
+                let e = match rng.below(10) {
+                    0..=2 => {
+                        let w = b.st(t, a, 1 + rng.below(3) as i64, s);
+                        writes.push(w);
+                        w
+                    }
+                    3..=5 => {
+                        let r = b.ld(t, a, s);
+                        reads.push(r);
+                        thread_reads.push(r);
+                        r
+                    }
+                    6 | 7 => {
+                        let (r, w) = if rng.below(3) == 0 {
+                            b.red(t, a, s)
+                        } else {
+                            b.rmw(t, a, s)
+                        };
+                        reads.push(r);
+                        writes.push(w);
+                        thread_reads.push(r);
+                        w
+                    }
+                    8 => {
+                        let (k, scope) = rng.pick(&fences);
+                        b.fence(t, k, scope)
+                    }
+                    _ => {
+                        let x = b.barrier(t);
+                        barriers.push(x);
+                        x
+                    }
+                };
+                if !thread_reads.is_empty() && rng.below(3) == 0 {
+                    let r = rng.pick(&thread_reads);
+                    if r != e {
+                        let kind = rng.pick(&[Dep::Addr, Dep::Data, Dep::Ctrl]);
+                        b.dep(r, e, kind);
+                    }
+                }
+            }
+        }
+        let mut exec = b.build();
+        for &r in &reads {
+            let phys = exec.event(r).loc().map(|l| l.phys);
+            let same: Vec<EventId> = writes
+                .iter()
+                .copied()
+                .filter(|&w| exec.event(w).loc().map(|l| l.phys) == phys)
+                .collect();
+            exec.rf[r.index()] = Some(rng.pick(&same));
+        }
+        // Flip some chosen orientations, add an extra edge now and then.
+        let pairs: Vec<(EventId, EventId)> = exec.co.pairs().collect();
+        for (a, c) in pairs {
+            if rng.below(3) == 0 {
+                exec.co.remove(a, c);
+                exec.co.insert(c, a);
+            }
+        }
+        if rng.below(4) == 0 {
+            let (a, c) = (rng.pick(&writes), rng.pick(&writes));
+            let phys = |e: EventId| exec.event(e).loc().map(|l| l.phys);
+            if a != c && phys(a) == phys(c) {
+                exec.co.insert(a, c);
+            }
+        }
+        // A random Fence-SC order.
+        let mut f = exec.fence_sc.clone();
+        for i in (1..f.len()).rev() {
+            f.swap(i, rng.below(i + 1));
+        }
+        exec.fence_sc = f;
+        if barriers.len() > 1 && rng.below(2) == 0 {
+            let (x, y) = (rng.pick(&barriers), rng.pick(&barriers));
+            if x != y {
+                exec.barrier_sync.push((x, y));
+            }
+        }
+        exec
+    }
+
+    /// The first `keep` events of `exec` (ids increase along each thread).
+    fn prefix(exec: &crate::execution::Execution, keep: usize) -> crate::execution::Execution {
+        let mut p = exec.clone();
+        p.events.truncate(keep);
+        p.rf.truncate(keep);
+        for th in &mut p.threads {
+            th.retain(|e| e.index() < keep);
+        }
+        p.co.resize(keep);
+        p.fence_sc.retain(|e| e.index() < keep);
+        p.barrier_sync
+            .retain(|&(x, y)| x.index() < keep && y.index() < keep);
+        p
+    }
+
+    /// Whether two statics describe the same events the same way.
+    fn same(a: &Statics, b: &Statics) -> bool {
+        let n = a.n;
+        let rows = |x: &Statics| {
+            [
+                x.po,
+                x.rmw,
+                x.ms,
+                x.dep,
+                x.rel_writes,
+                x.acq_last,
+                x.conv,
+                x.same_loc,
+                x.direct,
+                x.same_addr,
+            ]
+            .map(|r| r[..n].to_vec())
+        };
+        let masks = |x: &Statics| {
+            [
+                x.reads,
+                x.writes,
+                x.inits,
+                x.thread_mem,
+                x.generic,
+                x.alias_fences,
+            ]
+        };
+        n == b.n
+            && a.attrs[..n] == b.attrs[..n]
+            && a.threads == b.threads
+            && rows(a) == rows(b)
+            && masks(a) == masks(b)
+    }
+
+    fn relations_eq(a: &Relations, b: &Relations) -> bool {
+        a.co == b.co
+            && a.rf == b.rf
+            && a.fr == b.fr
+            && a.morally_strong == b.morally_strong
+            && a.observation == b.observation
+            && a.sync == b.sync
+            && a.base_causality == b.base_causality
+            && a.causality == b.causality
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_full_check() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut consistent, mut inconsistent, mut unknown) = (0, 0, 0);
+        for case in 0..20_000 {
+            let exec = random_execution(&mut rng);
+            let st = Statics::new(&exec).expect("small executions take the fast path");
+            let mut d = Derived::new();
+            let full = check_full(&exec);
+            match decide(&exec, &st, &mut d) {
+                Decision::Consistent => {
+                    consistent += 1;
+                    let full = full.unwrap_or_else(|v| panic!("case {case}: full check: {v:?}"));
+                    let fast = crate::model::fast_relations(exec.len(), &st, &d);
+                    assert!(relations_eq(&fast, &full), "case {case}: relations differ");
+                }
+                Decision::Inconsistent => {
+                    inconsistent += 1;
+                    assert!(full.is_err(), "case {case}: full check says consistent");
+                }
+                Decision::Unknown => unknown += 1,
+            }
+            // Grown event by event, cut back, and reused for another
+            // execution, the statics are those built from scratch.
+            let mut grown = Statics::new(&prefix(&exec, 2)).expect("initial writes");
+            for i in 2..exec.len() {
+                let t = exec.event(EventId::new(i)).thread.expect("a thread event");
+                let preds = exec.threads[t.index()]
+                    .iter()
+                    .take_while(|e| e.index() < i)
+                    .fold(0u64, |m, e| m | bit(e.index()));
+                assert!(grown.push(&exec, EventId::new(i), preds));
+            }
+            assert!(same(&grown, &st), "case {case}: pushed one by one");
+            assert!(grown.matches(&exec));
+            let keep = 2 + rng.below(exec.len() - 1);
+            grown.truncate(keep);
+            let cut = prefix(&exec, keep);
+            assert!(
+                same(&grown, &Statics::new(&cut).unwrap()),
+                "case {case}: truncated"
+            );
+            assert_eq!(grown.matches(&exec), keep == exec.len());
+            let mut reused = Statics::new(&cut).unwrap();
+            assert!(
+                reused.rebuild(&exec) && same(&reused, &st),
+                "case {case}: rebuilt"
+            );
+        }
+        eprintln!(
+            "fast path: {consistent} consistent, {inconsistent} inconsistent, {unknown} unknown"
+        );
+        assert!(
+            consistent > 1000 && inconsistent > 1000,
+            "{consistent} {inconsistent} {unknown}"
+        );
+        assert!(
+            unknown * 20 < consistent + inconsistent,
+            "{unknown} unknown"
+        );
+    }
 }

@@ -169,7 +169,8 @@ pub(crate) struct Communication {
 pub fn check(exec: &Execution) -> Result<Relations, Violation> {
     let decided = fast::with_statics(exec, |st, d| {
         let decision = fast::decide(exec, st, d);
-        let rel = (decision == fast::Decision::Consistent).then(|| fast_relations(exec.len(), st, d));
+        let rel =
+            (decision == fast::Decision::Consistent).then(|| fast_relations(exec.len(), st, d));
         (decision, rel)
     });
     match decided {
@@ -184,7 +185,10 @@ pub fn check(exec: &Execution) -> Result<Relations, Violation> {
         }
         Some((fast::Decision::Inconsistent, _)) => {
             let full = check_full(exec);
-            debug_assert!(full.is_err(), "fast path: inconsistent, full check: consistent");
+            debug_assert!(
+                full.is_err(),
+                "fast path: inconsistent, full check: consistent"
+            );
             full
         }
         _ => check_full(exec),
