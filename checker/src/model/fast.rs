@@ -617,20 +617,79 @@ impl Statics {
     }
 }
 
+/// What [`with_statics`] keeps on each thread.
+struct Cache {
+    /// The statics of the last execution seen.
+    statics: Statics,
+    /// Scratch space; when `decided` is set, the relations of a consistent
+    /// execution with those events and this `key`.
+    derived: Derived,
+    /// Whether `derived` holds the relations of the consistent execution
+    /// with the events of `statics` and the choices of `key`.
+    decided: bool,
+    key: Key,
+}
+
+/// The choices of an execution besides its events: reads-from, the
+/// explorer's coherence edges, Fence-SC order, barrier synchronization.
+#[derive(Default)]
+struct Key {
+    rf: Vec<Option<EventId>>,
+    co: Vec<u64>,
+    fence_sc: Vec<EventId>,
+    barrier_sync: Vec<(EventId, EventId)>,
+}
+
+impl Key {
+    fn set(&mut self, exec: &Execution) {
+        self.rf.clone_from(&exec.rf);
+        self.co.clear();
+        self.co
+            .extend((0..exec.len()).map(|a| exec.co.row_word(EventId::new(a), 0)));
+        self.fence_sc.clone_from(&exec.fence_sc);
+        self.barrier_sync.clone_from(&exec.barrier_sync);
+    }
+
+    fn matches(&self, exec: &Execution) -> bool {
+        self.rf == exec.rf
+            && self.co.len() == exec.len()
+            && self
+                .co
+                .iter()
+                .enumerate()
+                .all(|(a, &w)| exec.co.row_word(EventId::new(a), 0) == w)
+            && self.fence_sc == exec.fence_sc
+            && self.barrier_sync == exec.barrier_sync
+    }
+}
+
+impl Cache {
+    fn new() -> Box<Self> {
+        Box::new(Self {
+            statics: Statics::empty(),
+            derived: Derived::new(),
+            decided: false,
+            key: Key::default(),
+        })
+    }
+}
+
 thread_local! {
     /// The statics of the last execution [`with_statics`] saw on this
-    /// thread: explorers check many candidates with the same events and
-    /// different reads-from or coherence.
-    static LAST: RefCell<Option<Box<(Statics, Derived)>>> = const { RefCell::new(None) };
+    /// thread (explorers check many candidates with the same events and
+    /// different reads-from or coherence), and possibly its decision.
+    static LAST: RefCell<Option<Box<Cache>>> = const { RefCell::new(None) };
 }
 
 /// Runs `f` with the statics of `exec` (reused when this thread's last
 /// execution had the same events, see [`Statics::matches`]) and scratch
 /// [`Derived`] relations, or returns `None` when the fast path does not
-/// apply.
+/// apply. The flag given to `f` says that the [`Derived`] already holds the
+/// relations of `exec`, found consistent ([`offer`]): same events, same
+/// reads-from, coherence edges, Fence-SC order and barrier synchronization.
 pub(crate) fn with_statics<R>(
     exec: &Execution,
-    f: impl FnOnce(&Statics, &mut Derived) -> R,
+    f: impl FnOnce(&Statics, &mut Derived, bool) -> R,
 ) -> Option<R> {
     if exec.len() > MAX_EVENTS {
         return None;
@@ -638,25 +697,36 @@ pub(crate) fn with_statics<R>(
     LAST.with(|cell| {
         let Ok(mut slot) = cell.try_borrow_mut() else {
             // Re-entered (never in practice): build a private copy.
-            return Statics::new(exec).map(|st| f(&st, &mut Derived::new()));
+            return Statics::new(exec).map(|st| f(&st, &mut Derived::new(), false));
         };
-        let (st, d) =
-            &mut **slot.get_or_insert_with(|| Box::new((Statics::empty(), Derived::new())));
-        if !st.matches(exec) && !st.rebuild(exec) {
+        let c = &mut **slot.get_or_insert_with(Cache::new);
+        let decided = if c.statics.matches(exec) {
+            c.decided && c.key.matches(exec)
+        } else if c.statics.rebuild(exec) {
+            false
+        } else {
+            c.decided = false;
             return None;
-        }
-        Some(f(st, d))
+        };
+        // `f` may overwrite the relations.
+        c.decided = false;
+        let r = f(&c.statics, &mut c.derived, decided);
+        c.decided = decided;
+        Some(r)
     })
 }
 
-/// Offers `st`, the statics of an execution about to be checked, to
-/// [`with_statics`] on this thread (saves rebuilding them).
-pub(crate) fn offer(st: &Statics) {
+/// Offers `st`, the statics of `exec`, and `d`, its relations, found
+/// consistent by [`decide`], to [`with_statics`] on this thread: a check of
+/// the same execution then only reads them off.
+pub(crate) fn offer(exec: &Execution, st: &Statics, d: &Derived) {
     LAST.with(|cell| {
         if let Ok(mut slot) = cell.try_borrow_mut() {
-            slot.get_or_insert_with(|| Box::new((Statics::empty(), Derived::new())))
-                .0
-                .copy_from(st);
+            let c = &mut **slot.get_or_insert_with(Cache::new);
+            c.statics.copy_from(st);
+            c.derived.copy_from(d, st.len());
+            c.key.set(exec);
+            c.decided = true;
         }
     });
 }
@@ -684,6 +754,21 @@ pub(crate) struct Derived {
 }
 
 impl Derived {
+    /// Copies the first `n` rows of the relations of `other`.
+    pub(crate) fn copy_from(&mut self, other: &Derived, n: usize) {
+        for (dst, src) in [
+            (&mut self.rf, &other.rf),
+            (&mut self.obs, &other.obs),
+            (&mut self.sync, &other.sync),
+            (&mut self.base, &other.base),
+            (&mut self.causality, &other.causality),
+            (&mut self.co, &other.co),
+            (&mut self.fr, &other.fr),
+        ] {
+            dst[..n].copy_from_slice(&src[..n]);
+        }
+    }
+
     pub(crate) fn new() -> Self {
         Self {
             rf: EMPTY,
