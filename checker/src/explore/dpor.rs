@@ -833,9 +833,36 @@ impl<'a> Dpor<'a> {
         // the witness of a violation; this check needs none, and it prunes
         // exactly the graphs an explorer that checks every graph it extends
         // prunes (for those, `finish` never reports a limit either).
-        if check && !self.consistent(s, &mut w.derived) {
+        let in_sync = s.statics.len() == s.exec.len();
+        if check && in_sync && s.barriers == 0 && s.fences_sc < 2 {
+            // The choices `finish` tries first: no barrier synchronization,
+            // the Fence-SC order of the one fence.sc if any. A consistent
+            // decision is handed to the check `finish` makes.
+            if s.fences_sc == 1 {
+                s.exec.fence_sc = s
+                    .exec
+                    .ids()
+                    .filter(|&e| s.exec.event(e).is_fence_sc())
+                    .collect();
+            }
+            let ok = match fast::decide(&s.exec, &s.statics, &mut w.derived) {
+                fast::Decision::Consistent => {
+                    fast::offer(&s.exec, &s.statics, &w.derived);
+                    true
+                }
+                fast::Decision::Inconsistent => false,
+                fast::Decision::Unknown => model::consistent(&s.exec),
+            };
+            s.exec.fence_sc.clear();
+            if !ok {
+                w.out.stats.pruned += 1;
+                return Ok(());
+            }
+        } else if check && !self.consistent(s, &mut w.derived) {
             w.out.stats.pruned += 1;
             return Ok(());
+        } else if in_sync {
+            fast::offer_statics(&s.statics);
         }
         let exec = s.exec.clone();
         let endings: Vec<Ending> = s
@@ -852,9 +879,6 @@ impl<'a> Dpor<'a> {
             .as_ref()
             .map(|_| candidate::canonical_hash(&exec, &exec.co));
         let before = w.out.stats.executions;
-        if s.statics.len() == s.exec.len() {
-            fast::offer(&s.statics);
-        }
         match candidate::finish(self.test, exec, &endings, regs, &mut w.out) {
             Finish::Consistent => {
                 if let (Some(seen), Some(h)) = (&self.seen, hash) {

@@ -345,8 +345,12 @@ impl Outcomes {
     /// one's when it has one. Merging the parts in search order gives exactly
     /// what one sequential exploration gives, whatever the number of workers.
     pub(crate) fn merge(&mut self, later: Outcomes) {
-        for (state, n) in later.states {
-            *self.states.entry(state).or_insert(0) += n;
+        if self.states.is_empty() {
+            self.states = later.states;
+        } else {
+            for (state, n) in later.states {
+                *self.states.entry(state).or_insert(0) += n;
+            }
         }
         self.positive += later.positive;
         self.negative += later.negative;

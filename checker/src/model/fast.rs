@@ -716,6 +716,18 @@ pub(crate) fn with_statics<R>(
     })
 }
 
+/// Offers `st`, the statics of an execution about to be checked, to
+/// [`with_statics`] on this thread (saves rebuilding them).
+pub(crate) fn offer_statics(st: &Statics) {
+    LAST.with(|cell| {
+        if let Ok(mut slot) = cell.try_borrow_mut() {
+            let c = &mut **slot.get_or_insert_with(Cache::new);
+            c.statics.copy_from(st);
+            c.decided = false;
+        }
+    });
+}
+
 /// Offers `st`, the statics of `exec`, and `d`, its relations, found
 /// consistent by [`decide`], to [`with_statics`] on this thread: a check of
 /// the same execution then only reads them off.
