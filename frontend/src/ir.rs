@@ -553,6 +553,28 @@ pub enum Prop {
     Or(Box<Prop>, Box<Prop>),
 }
 
+impl Prop {
+    /// Appends the registers and locations the proposition reads (not
+    /// constants) to `out`, in first-appearance order, without repeats.
+    pub fn terms(&self, out: &mut Vec<Term>) {
+        match self {
+            Prop::True | Prop::False => {}
+            Prop::Cmp(_, a, b) => {
+                for t in [a, b] {
+                    if !matches!(t, Term::Const(_)) && !out.contains(t) {
+                        out.push(*t);
+                    }
+                }
+            }
+            Prop::Not(q) => q.terms(out),
+            Prop::And(a, b) | Prop::Or(a, b) => {
+                a.terms(out);
+                b.terms(out);
+            }
+        }
+    }
+}
+
 /// The quantifier of the final condition.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Quantifier {

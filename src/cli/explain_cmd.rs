@@ -173,27 +173,9 @@ impl Words<'_> {
     }
 }
 
-fn terms(p: &Prop, out: &mut Vec<Term>) {
-    match p {
-        Prop::True | Prop::False => {}
-        Prop::Cmp(_, a, b) => {
-            for t in [a, b] {
-                if !matches!(t, Term::Const(_)) && !out.contains(t) {
-                    out.push(*t);
-                }
-            }
-        }
-        Prop::Not(q) => terms(q, out),
-        Prop::And(a, b) | Prop::Or(a, b) => {
-            terms(a, out);
-            terms(b, out);
-        }
-    }
-}
-
 fn final_values(test: &Test, outcome: &Prop, regs: &[Vec<i64>], mem: &[i64]) -> String {
     let mut ts = Vec::new();
-    terms(outcome, &mut ts);
+    outcome.terms(&mut ts);
     let mut s = String::new();
     for t in ts {
         let v = match t {

@@ -51,29 +51,11 @@ impl Valuation {
     }
 }
 
-fn prop_terms(p: &Prop, out: &mut Vec<Term>) {
-    match p {
-        Prop::True | Prop::False => {}
-        Prop::Cmp(_, a, b) => {
-            for t in [a, b] {
-                if !matches!(t, Term::Const(_)) && !out.contains(t) {
-                    out.push(*t);
-                }
-            }
-        }
-        Prop::Not(q) => prop_terms(q, out),
-        Prop::And(a, b) | Prop::Or(a, b) => {
-            prop_terms(a, out);
-            prop_terms(b, out);
-        }
-    }
-}
-
 /// The terms shown in final states: those of the condition, then the observed
 /// ones, in first-appearance order.
 pub(crate) fn state_terms(test: &Test) -> Vec<Term> {
     let mut out = Vec::new();
-    prop_terms(&test.condition.prop, &mut out);
+    test.condition.prop.terms(&mut out);
     for t in &test.observed {
         if !matches!(t, Term::Const(_)) && !out.contains(t) {
             out.push(*t);
@@ -86,7 +68,7 @@ pub(crate) fn state_terms(test: &Test) -> Vec<Term> {
 pub(crate) fn relevant_locations(test: &Test) -> Vec<PhysId> {
     let mut terms = state_terms(test);
     if let Some(f) = &test.filter {
-        prop_terms(f, &mut terms);
+        f.terms(&mut terms);
     }
     let mut out: Vec<PhysId> = Vec::new();
     for t in terms {
