@@ -24,6 +24,7 @@ use crate::event::{EventId, EventKind};
 use crate::interp::{Next, ThreadCode, ThreadState};
 use ptxmc_frontend::ir::Test;
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
 /// Interpreter steps allowed for the precise fixed point (provenances make
 /// paths multiply; past this the coarse one is cheaper).
@@ -35,7 +36,20 @@ const MAX_ELEMENTS: usize = 20_000;
 
 /// Why the domain could not be computed.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub(crate) struct DomainTooLarge;
+pub(crate) enum DomainError {
+    /// Too many paths.
+    TooLarge,
+    /// The check's time limit passed.
+    Timeout,
+}
+
+/// Interpreter steps between two looks at the clock (a power of two).
+const CLOCK_EVERY: usize = 4096;
+
+/// Whether `deadline` has passed (looked at every [`CLOCK_EVERY`] steps).
+fn past(deadline: Option<Instant>, steps: usize) -> bool {
+    steps & (CLOCK_EVERY - 1) == 0 && deadline.is_some_and(|d| Instant::now() >= d)
+}
 
 /// A write event of a chain: (thread, program-order index).
 type WriteEvent = (u32, u32);
@@ -68,14 +82,16 @@ fn fold_max(max: &mut [u32], counts: &[u32]) {
 }
 
 /// The values and write counts each thread can produce.
+/// Gives up with [`DomainError::Timeout`] once `deadline` passes.
 pub(crate) fn write_domain(
     test: &Test,
     codes: &[ThreadCode],
     unroll: u32,
-) -> Result<Domain, DomainTooLarge> {
-    match precise(test, codes, unroll) {
-        Ok(d) => Ok(d),
-        Err(DomainTooLarge) => coarse(test, codes, unroll),
+    deadline: Option<Instant>,
+) -> Result<Domain, DomainError> {
+    match precise(test, codes, unroll, deadline) {
+        Err(DomainError::TooLarge) => coarse(test, codes, unroll, deadline),
+        other => other,
     }
 }
 
@@ -87,7 +103,12 @@ fn union(a: &[WriteEvent], b: &[WriteEvent]) -> Vec<WriteEvent> {
 }
 
 /// The fixed point over values with provenance.
-fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<Domain, DomainTooLarge> {
+fn precise(
+    test: &Test,
+    codes: &[ThreadCode],
+    unroll: u32,
+    deadline: Option<Instant>,
+) -> Result<Domain, DomainError> {
     let n_phys = test.n_phys as usize;
     let mut dom: Vec<BTreeSet<Element>> = (0..n_phys)
         .map(|p| BTreeSet::from([(test.init_mem.get(p).copied().unwrap_or(0), Vec::new())]))
@@ -108,7 +129,10 @@ fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<Domain, Dom
                 loop {
                     steps += 1;
                     if steps > MAX_PRECISE_STEPS {
-                        return Err(DomainTooLarge);
+                        return Err(DomainError::TooLarge);
+                    }
+                    if past(deadline, steps) {
+                        return Err(DomainError::Timeout);
                     }
                     let Next::Event(ev) = st.next(code) else {
                         fold_max(&mut max_writes[t], &counts);
@@ -161,7 +185,7 @@ fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<Domain, Dom
             }
         }
         if found.iter().map(BTreeSet::len).sum::<usize>() > MAX_ELEMENTS {
-            return Err(DomainTooLarge);
+            return Err(DomainError::TooLarge);
         }
         if found == dom {
             return Ok(Domain {
@@ -176,7 +200,12 @@ fn precise(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<Domain, Dom
 /// The fixed point over plain values: round r finds every value produced by a
 /// chain of at most r writes, so after as many rounds as one execution can
 /// have write events the domain is complete.
-fn coarse(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<Domain, DomainTooLarge> {
+fn coarse(
+    test: &Test,
+    codes: &[ThreadCode],
+    unroll: u32,
+    deadline: Option<Instant>,
+) -> Result<Domain, DomainError> {
     let n_phys = test.n_phys as usize;
     let init: Vec<BTreeSet<i64>> = (0..n_phys)
         .map(|p| BTreeSet::from([test.init_mem.get(p).copied().unwrap_or(0)]))
@@ -201,7 +230,10 @@ fn coarse(test: &Test, codes: &[ThreadCode], unroll: u32) -> Result<Domain, Doma
                 loop {
                     steps += 1;
                     if steps > MAX_STEPS {
-                        return Err(DomainTooLarge);
+                        return Err(DomainError::TooLarge);
+                    }
+                    if past(deadline, steps) {
+                        return Err(DomainError::Timeout);
                     }
                     let Next::Event(ev) = st.next(code) else {
                         break;

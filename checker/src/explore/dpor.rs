@@ -20,7 +20,13 @@
 //!   pairs are ordered; racing writes cost no branching), and over which of
 //!   the committed reads of the same location and value read from it
 //!   (backward revisits). A committed read that no write ever satisfies
-//!   discards its graph.
+//!   discards its graph, as soon as that is certain: each (location, value)
+//!   that committed reads wait for needs its own write, from a thread still
+//!   running that may write that value ([`super::domain`]) and has a write
+//!   to that location left ([`Dpor::satisfiable`]); two RMWs morally strong
+//!   with each other and with every write that could serve them need two
+//!   writes (8.10.3, [`Dpor::must_not_share`]), and a new write is never
+//!   given to two such RMWs.
 //! - Each complete graph is produced from exactly one path of choices (a
 //!   read's writer is chosen either when the read is added, if the writer
 //!   already exists, or when the writer is added), so no graph is visited
@@ -38,30 +44,38 @@
 //! - What depends only on the events (program order, morally strong,
 //!   patterns, ...) is kept up to date event by event
 //!   ([`crate::model::fast::Statics`]); a consistency check recomputes only
-//!   what depends on reads-from and coherence, on one machine word per event.
-//! - A graph is checked lazily, right before it is extended: a graph that
-//!   turns out complete goes straight to [`candidate::finish`], which checks
-//!   it anyway, and an event that cannot make a consistent graph inconsistent
-//!   (a fence, see [`Dpor::visit`]) needs no check at all.
+//!   what depends on reads-from and coherence, on one machine word per event
+//!   ([`crate::model::fast::decide`]).
+//! - A graph is checked lazily, right before it is extended, and only when
+//!   the last change can have broken it: an added fence cannot (see
+//!   [`Dpor::visit`]); an added read is checked incrementally from the
+//!   relations of the graph it extends, which only gain a column
+//!   ([`crate::model::fast::add_read`]); writes (new coherence and reads-from
+//!   edges anywhere) get a full check. A consistent complete graph hands its
+//!   relations to the check [`candidate::finish`] makes
+//!   ([`crate::model::fast::offer`]).
 //!
-//! Parallel exploration: the subtrees of the first branching nodes are handed
-//! to the rayon pool the caller runs in ([`rayon::join`]); each worker keeps
-//! its own graph and [`Outcomes`], and the parts are merged in the order of
-//! the sequential search ([`Outcomes::merge`]), so results are the same for
-//! every number of threads.
+//! Parallel exploration: the subtrees of branching nodes near the root are
+//! handed to the rayon pool the caller runs in ([`rayon::join`]), the later
+//! half of the children to another worker, until the search is cut into
+//! about [`PARTS_PER_THREAD`] parts per pool thread; each worker keeps its own
+//! graph and [`Outcomes`], and the parts are merged in the order of the
+//! sequential search ([`Outcomes::merge`]), so results are the same for every
+//! number of threads. Time and execution limits are shared: the first worker
+//! to reach one stops the others.
 
 use super::barrier;
 use super::candidate::{self, Ending, Finish};
 use super::domain::Domain;
 use super::outcome::Outcomes;
 use super::Budget;
-use crate::event::{Event, EventId, EventKind};
+use crate::event::{Event, EventId, EventKind, Location};
 use crate::execution::Execution;
 use crate::interp::{Next, ThreadCode, ThreadState};
 use crate::model::{self, fast};
 use crate::relation::BitMatrix;
 use crate::report::{BlockReason, Status};
-use ptxmc_frontend::ir::{BarrierKind, Instr, Proxy, Test, ThreadId, VAddrId};
+use ptxmc_frontend::ir::{BarrierKind, Instr, Proxy, Span, Test, ThreadId, VAddrId};
 use smallvec::SmallVec;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -92,6 +106,11 @@ struct State {
     barriers: usize,
     /// `fence.sc` events in the graph.
     fences_sc: usize,
+    /// Scratch space of consistency checks; when `derived_valid`, the
+    /// relations of this graph, found consistent by the fast path (with no
+    /// Fence-SC pair and no barrier synchronization).
+    derived: Box<fast::Derived>,
+    derived_valid: bool,
 }
 
 /// Values each thread may write to each physical location: `[thread][phys]`.
@@ -110,10 +129,10 @@ enum Halt {
 
 type Res = Result<(), Halt>;
 
-/// Subtrees handed to other workers: the search splits at branching nodes
-/// until about this many parts exist (per path: the product of the branching
-/// factors so far).
-const MAX_PARTS: usize = 512;
+/// Parts the search is split into, per worker thread of the pool: enough
+/// for work stealing to balance uneven subtrees, few enough that copying
+/// the graph for each part costs nothing.
+const PARTS_PER_THREAD: usize = 32;
 
 /// Nodes between two looks at the clock.
 const TICK_EVERY: u32 = 64;
@@ -123,8 +142,6 @@ struct Worker {
     out: Outcomes,
     budget: Budget,
     ticks: u32,
-    /// Scratch space of consistency checks.
-    derived: Box<fast::Derived>,
 }
 
 impl Worker {
@@ -134,7 +151,6 @@ impl Worker {
             out: self.out.fork(),
             budget: self.budget.clone(),
             ticks: self.ticks,
-            derived: Box::new(fast::Derived::new()),
         }
     }
 }
@@ -150,6 +166,10 @@ pub(crate) struct Dpor<'a> {
     /// `accesses[t][p]`: the (virtual address, proxy) pairs through which
     /// thread `t` writes `p`.
     accesses: Vec<Vec<BTreeSet<(VAddrId, Proxy)>>>,
+    /// `writers[t][p]`: the writes thread `t` can make to `p`, one per kind
+    /// of write instruction (semantics, scope, proxy, address), as events
+    /// without a value: what moral strength (8.7) reads of a future write.
+    writers: Vec<Vec<Vec<Event>>>,
     /// Hashes of the complete graphs seen, with `--check-duplicates`.
     seen: Option<Mutex<HashSet<u64>>>,
     /// Terminating executions found by every worker (`--max-executions`).
@@ -158,8 +178,8 @@ pub(crate) struct Dpor<'a> {
     stop: AtomicBool,
     /// The limit that `stop` stands for.
     stop_status: Mutex<Option<Status>>,
-    /// Whether to hand subtrees to other workers.
-    parallel: bool,
+    /// Into how many parts the search may be split (1: sequential).
+    parts: usize,
 }
 
 impl<'a> Dpor<'a> {
@@ -171,19 +191,67 @@ impl<'a> Dpor<'a> {
         domain: &'a Domain,
         check_duplicates: bool,
     ) -> Self {
-        let mut accesses = vec![vec![BTreeSet::new(); test.n_phys as usize]; test.threads.len()];
+        let n_phys = test.n_phys as usize;
+        let mut accesses = vec![vec![BTreeSet::new(); n_phys]; test.threads.len()];
+        let mut writers: Vec<Vec<Vec<Event>>> = vec![vec![Vec::new(); n_phys]; test.threads.len()];
         for (t, th) in test.threads.iter().enumerate() {
             for stmt in &th.code {
-                let (addr, proxy) = match &stmt.instr {
-                    Instr::Store { addr, proxy, .. } | Instr::Rmw { addr, proxy, .. } => {
-                        (*addr, *proxy)
-                    }
+                // The write event of the instruction, as the interpreter
+                // builds it (the write half of an RMW takes the semantics,
+                // scope and proxy of the instruction).
+                let (addr, proxy, sem, scope, rmw) = match &stmt.instr {
+                    Instr::Store {
+                        addr,
+                        proxy,
+                        sem,
+                        scope,
+                        ..
+                    } => (*addr, *proxy, *sem, *scope, false),
+                    Instr::Rmw {
+                        addr,
+                        proxy,
+                        sem,
+                        scope,
+                        ..
+                    } => (*addr, *proxy, *sem, Some(*scope), true),
                     _ => continue,
                 };
-                if let Some(a) = test.addresses.get(addr.index()) {
-                    if let Some(slot) = accesses[t].get_mut(a.phys.index()) {
-                        slot.insert((a.vaddr, proxy));
-                    }
+                let Some(a) = test.addresses.get(addr.index()) else {
+                    continue;
+                };
+                let Some(slot) = accesses[t].get_mut(a.phys.index()) else {
+                    continue;
+                };
+                slot.insert((a.vaddr, proxy));
+                let ev = Event {
+                    thread: Some(ThreadId::new(t)),
+                    po_index: 0,
+                    kind: EventKind::Write {
+                        loc: Location {
+                            phys: a.phys,
+                            vaddr: a.vaddr,
+                            addr,
+                        },
+                        value: 0,
+                        rmw,
+                        init: false,
+                    },
+                    sem,
+                    scope,
+                    proxy,
+                    span: Span::default(),
+                    instr: 0,
+                    addr_deps: SmallVec::new(),
+                    data_deps: SmallVec::new(),
+                    ctrl_deps: SmallVec::new(),
+                };
+                let same = |e: &Event| {
+                    (e.sem, e.scope, e.proxy, e.loc().map(|l| l.vaddr))
+                        == (ev.sem, ev.scope, ev.proxy, ev.loc().map(|l| l.vaddr))
+                };
+                let list = &mut writers[t][a.phys.index()];
+                if !list.iter().any(same) {
+                    list.push(ev);
                 }
             }
         }
@@ -193,11 +261,15 @@ impl<'a> Dpor<'a> {
             unroll,
             domain,
             accesses,
+            writers,
             seen: check_duplicates.then(|| Mutex::new(HashSet::new())),
             executions: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             stop_status: Mutex::new(None),
-            parallel: rayon::current_num_threads() > 1,
+            parts: match rayon::current_num_threads() {
+                1 => 1,
+                n => n * PARTS_PER_THREAD,
+            },
         }
     }
 
@@ -264,6 +336,45 @@ impl<'a> Dpor<'a> {
         })
     }
 
+    /// Whether the RMWs of the reads `r1` and `r2` (the read halves of two
+    /// atomic instructions, their write halves having the same semantics,
+    /// scope, proxy and address) cannot read from one write of a thread in
+    /// `threads`. Two RMWs A and B morally strong with each other cannot read
+    /// from the same write W when W is morally strong with both: W is then
+    /// coherence-before both write halves (else a cycle `A.r -po-> A.w -co->
+    /// W -rf-> A.r` of morally strong operations, 8.10.5), and whichever
+    /// write half comes first in coherence lies between W and the other,
+    /// which RMW atomicity forbids (8.10.3). (With a W that is not morally
+    /// strong with them, coherence may leave W unordered with their writes:
+    /// they may then share it.)
+    fn must_not_share(&self, s: &State, r1: EventId, r2: EventId, threads: u64) -> bool {
+        let (e1, e2) = (s.exec.event(r1), s.exec.event(r2));
+        let (EventKind::Read { rmw: true, loc, .. }, EventKind::Read { rmw: true, .. }) =
+            (e1.kind, e2.kind)
+        else {
+            return false;
+        };
+        if !model::morally_strong(&s.exec, r1, r2) {
+            return false;
+        }
+        let phys = loc.phys.index();
+        let mut m = threads;
+        while m != 0 {
+            let t = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let all_strong = self.writers[t].get(phys).is_some_and(|ws| {
+                ws.iter().all(|w| {
+                    model::morally_strong_events(w, e1, &s.exec.placements)
+                        && model::morally_strong_events(w, e2, &s.exec.placements)
+                })
+            });
+            if !all_strong {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Whether the committed reads can still all be satisfied by writes not
     /// yet added. Each distinct (location, value) they wait for needs its own
     /// write (a write has one value), from a thread still running that may
@@ -281,8 +392,9 @@ impl<'a> Dpor<'a> {
         if s.runs.len() > 64 {
             return s.pending.iter().all(|&r| self.still_writable(s, r));
         }
-        // (location, value, threads that may write it for some read).
-        let mut demands: SmallVec<[(usize, i64, u64); 8]> = SmallVec::new();
+        // The reads waiting for each (location, value), with the threads that
+        // may write it for each.
+        let mut groups: SmallVec<[WaitGroup; 8]> = SmallVec::new();
         for &r in &s.pending {
             let ev = s.exec.event(r);
             let (Some(rt), Some(loc), Some(v)) = (ev.thread, ev.loc(), ev.value()) else {
@@ -306,9 +418,33 @@ impl<'a> Dpor<'a> {
             if eligible == 0 {
                 return false;
             }
-            match demands.iter_mut().find(|d| d.0 == phys && d.1 == v) {
-                Some(d) => d.2 |= eligible,
-                None => demands.push((phys, v, eligible)),
+            match groups.iter_mut().find(|g| g.0 == phys && g.1 == v) {
+                Some(g) => g.2.push((r, eligible)),
+                None => groups.push((phys, v, SmallVec::from_slice(&[(r, eligible)]))),
+            }
+        }
+        // Writes needed: one per (location, value), or one per read of a set
+        // of RMW reads no two of which can share a write
+        // ([`Self::must_not_share`]; a greedy set, any such set is a lower
+        // bound). Each as (location, threads that may make it).
+        let mut demands: SmallVec<[(usize, i64, u64); 8]> = SmallVec::new();
+        for (phys, v, reads) in &groups {
+            let mut apart: SmallVec<[(EventId, u64); 4]> = SmallVec::new();
+            if reads.len() > 1 {
+                for &(r, el) in reads {
+                    if apart
+                        .iter()
+                        .all(|&(a, ael)| self.must_not_share(s, r, a, el & ael))
+                    {
+                        apart.push((r, el));
+                    }
+                }
+            }
+            if apart.len() > 1 {
+                demands.extend(apart.iter().map(|&(_, el)| (*phys, *v, el)));
+            } else {
+                let all = reads.iter().fold(0, |m, &(_, el)| m | el);
+                demands.push((*phys, *v, all));
             }
         }
         demands.sort_unstable_by_key(|d| d.0);
@@ -395,14 +531,15 @@ impl<'a> Dpor<'a> {
             pending: Vec::new(),
             barriers: 0,
             fences_sc: 0,
+            derived: Box::new(fast::Derived::new()),
+            derived_valid: false,
         };
         let mut w = Worker {
             out: out.fork(),
             budget: budget.clone(),
             ticks: 0,
-            derived: Box::new(fast::Derived::new()),
         };
-        let res = self.visit(&mut root, &mut w, true, 1);
+        let res = self.visit(&mut root, &mut w, true, self.parts);
         out.merge(w.out);
         match res {
             Ok(()) => Status::Ok,
@@ -444,8 +581,8 @@ impl<'a> Dpor<'a> {
 
     /// Explores the graph `s`. `check`: whether `s` still has to be checked
     /// (it is checked only when it is about to be extended, see the module
-    /// documentation). `parts`: into how many parts the search is split on
-    /// the path to `s`. Leaves `s` as it found it, except the thread state of
+    /// documentation). `parts`: into how many parts the exploration of `s`
+    /// may still be split (1: explored by this worker alone). Leaves `s` as it found it, except the thread state of
     /// the thread it steps and of the threads after it (each caller restores
     /// those).
     fn visit(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
@@ -472,7 +609,7 @@ impl<'a> Dpor<'a> {
                     .into(),
             ))),
             Next::Event(ev) => {
-                if check && !self.consistent(s, &mut w.derived) {
+                if check && !self.consistent(s) {
                     w.out.stats.pruned += 1;
                     return Ok(());
                 }
@@ -506,7 +643,7 @@ impl<'a> Dpor<'a> {
                         );
                         let r = if !(waits && count.is_some()) {
                             self.visit(s, w, true, parts)
-                        } else if !self.consistent(s, &mut w.derived) {
+                        } else if !self.consistent(s) {
                             // Both children (the thread stops at the
                             // barrier forever, or goes on) have this graph.
                             w.out.stats.pruned += 2;
@@ -547,9 +684,20 @@ impl<'a> Dpor<'a> {
             .collect();
         choices.extend(self.future_values(s, &ev).into_iter().map(|v| (None, v)));
         let node_state = s.states[t].clone();
+        // When the graph is known consistent with its relations at hand, each
+        // child is checked by extending them ([`fast::add_read`]) instead of
+        // a check from scratch before it is extended.
+        let n = s.exec.len();
+        let parent: Option<Box<fast::Derived>> =
+            (s.derived_valid && s.barriers == 0 && s.fences_sc < 2).then(|| {
+                let mut d = Box::new(fast::Derived::new());
+                d.copy_from(&s.derived, n);
+                d
+            });
         // The event and what depends only on it are the same in every child:
         // pushed once, each child sets the value read and where it comes from.
         let id = push_event(s, t, ev, Some(0));
+        let incremental = parent.is_some() && s.statics.len() == s.exec.len();
         let r = self.branch(
             s,
             w,
@@ -563,14 +711,33 @@ impl<'a> Dpor<'a> {
                     Some(src) => s.exec.rf[id.index()] = Some(src),
                     None => s.pending.push(id),
                 }
-                let r = if src.is_none() && !this.satisfiable(s) {
+                let decision = match &parent {
+                    Some(parent) if incremental => {
+                        s.derived.copy_from(parent, n);
+                        let d = fast::add_read(&s.exec, &s.statics, &mut s.derived, id.index());
+                        debug_assert!(
+                            d == fast::Decision::Unknown
+                                || (d == fast::Decision::Consistent)
+                                    == model::check_full(&s.exec).is_ok(),
+                            "incremental check disagrees"
+                        );
+                        s.derived_valid = d == fast::Decision::Consistent;
+                        d
+                    }
+                    _ => fast::Decision::Unknown,
+                };
+                let r = if decision == fast::Decision::Inconsistent
+                    || (src.is_none() && !this.satisfiable(s))
+                {
                     w.out.stats.pruned += 1;
                     Ok(())
                 } else {
                     s.states[t] = node_state.clone();
                     s.states[t].commit(id, Some(value));
-                    this.visit(s, w, true, parts)
+                    let check = decision != fast::Decision::Consistent;
+                    this.visit(s, w, check, parts)
                 };
+                s.derived_valid = false;
                 match src {
                     Some(_) => s.exec.rf[id.index()] = None,
                     None => {
@@ -651,26 +818,43 @@ impl<'a> Dpor<'a> {
             pop_event(s, t);
             return Err(Halt::Stop(Status::Limit(msg)));
         }
-        let mut choices: Vec<(u64, u64)> = Vec::new();
-        for before in coherence_positions(&s.exec, &ms, rmw_source) {
-            for mask in 0u64..(1u64 << readers.len()) {
-                choices.push((before, mask));
-            }
-        }
+        // Children: each coherence position (split between workers), and
+        // for each, every set of the waiting reads that read from the write.
+        let positions = coherence_positions(&s.exec, &ms, rmw_source);
+        // Pairs of waiting reads that cannot both read from this write: RMWs
+        // morally strong with each other and with it ([`Self::must_not_share`]).
+        let apart: Vec<u64> = readers
+            .iter()
+            .map(|&r1| {
+                readers.iter().enumerate().fold(0u64, |m, (j, &r2)| {
+                    let both = r1 != r2
+                        && model::morally_strong(&s.exec, id, r1)
+                        && model::morally_strong(&s.exec, id, r2)
+                        && self.must_not_share(s, r1, r2, 0);
+                    m | u64::from(both) << j
+                })
+            })
+            .collect();
         let node_state = s.states[t].clone();
         let pending = s.pending.clone();
-        let r = self.branch(
-            s,
-            w,
-            parts,
-            &choices,
-            &|this, s, w, &(before, mask), parts| {
-                for (k, &m) in ms.iter().enumerate() {
-                    if before >> k & 1 == 1 {
-                        s.exec.co.insert(m, id);
-                    } else {
-                        s.exec.co.insert(id, m);
-                    }
+        let r = self.branch(s, w, parts, &positions, &|this, s, w, &before, parts| {
+            for (k, &m) in ms.iter().enumerate() {
+                if before >> k & 1 == 1 {
+                    s.exec.co.insert(m, id);
+                } else {
+                    s.exec.co.insert(id, m);
+                }
+            }
+            let mut res = Ok(());
+            for mask in 0u64..(1u64 << readers.len()) {
+                res = this.tick(w);
+                if res.is_err() {
+                    break;
+                }
+                if (0..readers.len()).any(|k| mask >> k & 1 == 1 && apart[k] & mask != 0) {
+                    // Two RMWs that cannot share this write (8.10.3).
+                    w.out.stats.pruned += 1;
+                    continue;
                 }
                 for (k, &r) in readers.iter().enumerate() {
                     if mask >> k & 1 == 1 {
@@ -678,35 +862,41 @@ impl<'a> Dpor<'a> {
                         s.pending.retain(|&p| p != r);
                     }
                 }
-                let res = if this.satisfiable(s) {
+                s.derived_valid = false;
+                res = if this.satisfiable(s) {
                     s.states[t] = node_state.clone();
                     this.visit(s, w, true, parts)
                 } else {
                     w.out.stats.pruned += 1;
                     Ok(())
                 };
-                for &m in &ms {
-                    s.exec.co.remove(m, id);
-                    s.exec.co.remove(id, m);
-                }
                 for (k, &r) in readers.iter().enumerate() {
                     if mask >> k & 1 == 1 {
                         s.exec.rf[r.index()] = None;
                     }
                 }
                 s.pending.clone_from(&pending);
-                res
-            },
-        );
+                s.derived_valid = false;
+                if res.is_err() {
+                    break;
+                }
+            }
+            for &m in &ms {
+                s.exec.co.remove(m, id);
+                s.exec.co.remove(id, m);
+            }
+            res
+        });
         pop_event(s, t);
         r
     }
 
     /// Explores the children `choices` of a node, in order: each is applied
-    /// to `s`, explored and undone by `child`. Near the root, the later half
-    /// of the children goes to another worker with its own copy of the graph
-    /// and its own outcomes, merged after the earlier half's (so the result
-    /// is the sequential one).
+    /// to `s`, explored and undone by `child`. While the node may be split
+    /// (`parts > 1`), the later half of the children goes to another worker
+    /// with its own copy of the graph and its own outcomes, merged after the
+    /// earlier half's (so the result is the sequential one); each half gets
+    /// half of the parts.
     fn branch<C: Sync>(
         &self,
         s: &mut State,
@@ -715,47 +905,39 @@ impl<'a> Dpor<'a> {
         choices: &[C],
         child: &(dyn Fn(&Self, &mut State, &mut Worker, &C, usize) -> Res + Sync),
     ) -> Res {
-        let k = choices.len();
-        let split = self.parallel && k > 1 && parts < MAX_PARTS;
-        if !split {
-            for c in choices {
-                child(self, s, w, c, parts)?;
+        match choices {
+            [c] => {
+                self.tick(w)?;
+                child(self, s, w, c, parts)
             }
-            return Ok(());
-        }
-        let parts = parts.saturating_mul(k);
-        self.split(s, w, parts, choices, child)
-    }
-
-    fn split<C: Sync>(
-        &self,
-        s: &mut State,
-        w: &mut Worker,
-        parts: usize,
-        choices: &[C],
-        child: &(dyn Fn(&Self, &mut State, &mut Worker, &C, usize) -> Res + Sync),
-    ) -> Res {
-        if choices.len() == 1 {
-            return child(self, s, w, &choices[0], parts);
-        }
-        let (left, right) = choices.split_at(choices.len() / 2);
-        let mut s2 = s.clone();
-        let mut w2 = w.fork();
-        let (rl, rr) = rayon::join(
-            || self.split(s, w, parts, left, child),
-            || self.split(&mut s2, &mut w2, parts, right, child),
-        );
-        match rl {
-            // The sequential search would have stopped in the left half.
-            Err(Halt::Stop(st)) => Err(Halt::Stop(st)),
-            // Everything found before the limit counts.
-            Err(Halt::Limit) => {
-                w.out.merge(w2.out);
-                Err(Halt::Limit)
+            _ if parts <= 1 => {
+                for c in choices {
+                    self.tick(w)?;
+                    child(self, s, w, c, 1)?;
+                }
+                Ok(())
             }
-            Ok(()) => {
-                w.out.merge(w2.out);
-                rr
+            _ => {
+                let (left, right) = choices.split_at(choices.len() / 2);
+                let mut s2 = s.clone();
+                let mut w2 = w.fork();
+                let (rl, rr) = rayon::join(
+                    || self.branch(s, w, parts / 2, left, child),
+                    || self.branch(&mut s2, &mut w2, parts - parts / 2, right, child),
+                );
+                match rl {
+                    // The sequential search would have stopped in the left half.
+                    Err(Halt::Stop(st)) => Err(Halt::Stop(st)),
+                    // Everything found before the limit counts.
+                    Err(Halt::Limit) => {
+                        w.out.merge(w2.out);
+                        Err(Halt::Limit)
+                    }
+                    Ok(()) => {
+                        w.out.merge(w2.out);
+                        rr
+                    }
+                }
             }
         }
     }
@@ -796,19 +978,32 @@ impl<'a> Dpor<'a> {
     /// some Fence-SC order satisfies every axiom with the barrier
     /// synchronization that every completion will have (barriers without a
     /// thread count; counted barriers add edges only at completion).
-    fn consistent(&self, s: &mut State, d: &mut fast::Derived) -> bool {
+    fn consistent(&self, s: &mut State) -> bool {
+        s.derived_valid = false;
+        let fast = s.statics.len() == s.exec.len();
+        if fast && s.barriers == 0 && s.fences_sc < 2 {
+            let ok = match fast::decide(&s.exec, &s.statics, &mut s.derived) {
+                fast::Decision::Consistent => {
+                    s.derived_valid = true;
+                    true
+                }
+                fast::Decision::Inconsistent => false,
+                fast::Decision::Unknown => model::consistent(&s.exec),
+            };
+            debug_assert_eq!(
+                ok,
+                model::check_full(&s.exec).is_ok(),
+                "fast path disagrees"
+            );
+            return ok;
+        }
         if s.barriers > 0 {
             s.exec.barrier_sync = barrier::certain_sync(&s.exec);
         }
-        let fast = s.statics.len() == s.exec.len();
         let ok = if s.fences_sc < 2 {
-            if fast {
-                model::consistent_with(&s.exec, &s.statics, d)
-            } else {
-                model::consistent(&s.exec)
-            }
+            model::consistent(&s.exec)
         } else {
-            let st = &s.statics;
+            let (st, d) = (&s.statics, &mut *s.derived);
             candidate::exists_fence_sc_order(&mut s.exec, &mut |e| {
                 if fast {
                     model::consistent_with(e, st, d)
@@ -845,9 +1040,9 @@ impl<'a> Dpor<'a> {
                     .filter(|&e| s.exec.event(e).is_fence_sc())
                     .collect();
             }
-            let ok = match fast::decide(&s.exec, &s.statics, &mut w.derived) {
+            let ok = match fast::decide(&s.exec, &s.statics, &mut s.derived) {
                 fast::Decision::Consistent => {
-                    fast::offer(&s.exec, &s.statics, &w.derived);
+                    fast::offer(&s.exec, &s.statics, &s.derived);
                     true
                 }
                 fast::Decision::Inconsistent => false,
@@ -858,9 +1053,20 @@ impl<'a> Dpor<'a> {
                 w.out.stats.pruned += 1;
                 return Ok(());
             }
-        } else if check && !self.consistent(s, &mut w.derived) {
+        } else if check && !self.consistent(s) {
             w.out.stats.pruned += 1;
             return Ok(());
+        } else if !check && in_sync && s.derived_valid && s.barriers == 0 && s.fences_sc < 2 {
+            // Found consistent incrementally ([`fast::add_read`]).
+            if s.fences_sc == 1 {
+                s.exec.fence_sc = s
+                    .exec
+                    .ids()
+                    .filter(|&e| s.exec.event(e).is_fence_sc())
+                    .collect();
+            }
+            fast::offer(&s.exec, &s.statics, &s.derived);
+            s.exec.fence_sc.clear();
         } else if in_sync {
             fast::offer_statics(&s.statics);
         }
@@ -901,6 +1107,10 @@ impl<'a> Dpor<'a> {
         }
     }
 }
+
+/// Committed reads waiting for one (location, value): the location, the
+/// value, and each read with the threads that may write that value for it.
+type WaitGroup = (usize, i64, SmallVec<[(EventId, u64); 4]>);
 
 /// Finds a remaining write for the value waited for `d` (an augmenting path
 /// of the matching of values into threads with capacities `caps`).
@@ -945,6 +1155,7 @@ fn push_event(s: &mut State, t: usize, mut ev: Event, read_value: Option<i64>) -
         _ if ev.is_fence_sc() => s.fences_sc += 1,
         _ => {}
     }
+    s.derived_valid = false;
     let id = EventId::new(s.exec.events.len());
     s.exec.events.push(ev);
     s.exec.rf.push(None);
@@ -965,6 +1176,7 @@ fn push_event(s: &mut State, t: usize, mut ev: Event, read_value: Option<i64>) -
 
 /// Removes the last event, which is thread `t`'s last.
 fn pop_event(s: &mut State, t: usize) {
+    s.derived_valid = false;
     let Some(ev) = s.exec.events.pop() else {
         return;
     };

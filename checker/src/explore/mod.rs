@@ -104,12 +104,18 @@ fn explore_dpor(test: &Test, opts: &Options, budget: &mut Budget, out: &mut Outc
         Ok(c) => c,
         Err(e) => return Status::Unsupported(e),
     };
-    let writes = match domain::write_domain(test, &codes, opts.unroll) {
+    let writes = match domain::write_domain(test, &codes, opts.unroll, budget.deadline) {
         Ok(w) => w,
-        Err(domain::DomainTooLarge) => {
+        Err(domain::DomainError::TooLarge) => {
             return Status::Limit(
                 "too many paths to compute the values each thread can write".into(),
             )
+        }
+        Err(domain::DomainError::Timeout) => {
+            return match budget.tick(out) {
+                Err(status) => status,
+                Ok(()) => Status::Limit("timeout".into()),
+            }
         }
     };
     dpor::Dpor::new(test, &codes, opts.unroll, &writes, opts.check_duplicates).run(out, budget)

@@ -40,6 +40,7 @@ use crate::execution::Execution;
 use crate::relation::BitMatrix;
 
 pub use morally_strong::morally_strong;
+pub(crate) use morally_strong::morally_strong_events;
 
 use causality::Causality;
 use coherence::Coherence;
@@ -162,7 +163,7 @@ pub(crate) struct Communication {
 /// Causality, then Coherence for a write that precedes itself in causality
 /// order), and returns the first violation with its witness.
 ///
-/// Executions of at most [`fast::MAX_EVENTS`] events are decided by the word
+/// Executions of at most 64 events are decided by the word
 /// level procedure of `fast.rs` first; the full computation below runs for
 /// larger ones, to build the witness of a violation, and when the fast path
 /// cannot decide.

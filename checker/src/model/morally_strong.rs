@@ -3,7 +3,7 @@
 use crate::event::{Event, EventId, EventKind};
 use crate::execution::Execution;
 use crate::relation::BitMatrix;
-use ptxmc_frontend::ir::{Scope, Sem};
+use ptxmc_frontend::ir::{Placement, Scope, Sem};
 
 /// The scope a strong operation specifies: its own, or `.sys` for
 /// `.volatile` and `.mmio` operations built without one (8.4.1, 8.4.2).
@@ -30,10 +30,12 @@ pub(crate) fn effective_scope(e: &Event) -> Option<Scope> {
 /// An operation is not morally strong with itself, and initial writes (which
 /// no thread executes) are morally strong with nothing.
 pub fn morally_strong(exec: &Execution, a: EventId, b: EventId) -> bool {
-    if a == b {
-        return false;
-    }
-    let (ea, eb) = (exec.event(a), exec.event(b));
+    a != b && morally_strong_events(exec.event(a), exec.event(b), &exec.placements)
+}
+
+/// [`morally_strong`] for two distinct events, given the placement of each
+/// thread (an explorer may ask about an event it has not added yet).
+pub(crate) fn morally_strong_events(ea: &Event, eb: &Event, placements: &[Placement]) -> bool {
     let (Some(ta), Some(tb)) = (ea.thread, eb.thread) else {
         return false;
     };
@@ -46,7 +48,10 @@ pub fn morally_strong(exec: &Execution, a: EventId, b: EventId) -> bool {
     // Condition 1.
     same_access
         && (ta == tb || {
-            let (pa, pb) = (&exec.placements[ta.index()], &exec.placements[tb.index()]);
+            let (Some(pa), Some(pb)) = (placements.get(ta.index()), placements.get(tb.index()))
+            else {
+                return false;
+            };
             match (strong_scope(ea), strong_scope(eb)) {
                 (Some(sa), Some(sb)) => pa.scope_includes(sa, pb) && pb.scope_includes(sb, pa),
                 _ => false,
