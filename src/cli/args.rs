@@ -127,6 +127,104 @@ unreadable files.",
   ptxmc compare brute.jsonl dpor.jsonl --by-name"
     )]
     Compare(CompareArgs),
+    /// Compare exploration strategies on the same tests: a table and an SVG plot.
+    #[command(
+        long_about = "Compare exploration strategies on the same tests: run each strategy on each \
+test (family members generated as `ptxmc family` does, or litmus files and folders), each \
+(test, strategy) in a child process of its own, one at a time, so that its time and peak \
+memory are its own. Prints a Markdown table side by side (executions, blocked, time, \
+executions/s, peak memory, status per strategy), the time ratio at the largest size every \
+strategy finished, and writes an SVG plot of time and executions against size (log scale) \
+with --svg. A run that reaches --timeout shows as `>S s (limit)` in the table and as a \
+hollow marker at the limit in the plot; larger sizes of that family are then skipped for \
+that strategy.\n\n\
+Exit code 0, 1 if two strategies that both finished disagree on a test (executions or \
+verdict), 2 on bad usage or a test that cannot be read or parsed.",
+        after_help = "Examples:
+  ptxmc bench readers writers --sizes 2..8 --svg scaling.svg
+  ptxmc bench counter:2..6 --strategy brute,dpor --timeout 60 --json counter.jsonl
+  ptxmc bench corpus/spec/ --strategy dpor -j 2"
+    )]
+    Bench(BenchArgs),
+    /// Internal: check one test for `ptxmc bench` and print one JSON line.
+    #[command(hide = true, name = "bench-one")]
+    BenchOne(BenchOneArgs),
+}
+
+/// `ptxmc bench`.
+#[derive(Parser, Debug)]
+pub struct BenchArgs {
+    /// Families (`readers`, `readers:2..6`, `writers-3`; see `ptxmc family
+    /// --list`) or litmus files and folders.
+    #[arg(required = true, value_name = "FAMILY|PATH")]
+    pub specs: Vec<String>,
+    /// Strategies to compare, comma-separated, in table order.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "brute,dpor",
+        value_name = "LIST"
+    )]
+    pub strategy: Vec<StrategyArg>,
+    /// Worker threads of each check (the DPOR explorer splits a test across them).
+    #[arg(short = 'j', long, default_value_t = 1, value_name = "N")]
+    pub jobs: usize,
+    /// Time limit of each (test, strategy) check, in seconds.
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        value_name = "SECS",
+        allow_negative_numbers = true
+    )]
+    pub timeout: f64,
+    /// Sizes of the families given without their own (`readers` but not `readers:2..4`).
+    #[arg(long, default_value = "2..8", value_name = "A..B")]
+    pub sizes: String,
+    /// Scope of the strong operations of generated families.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Gpu)]
+    pub scope: ScopeArg,
+    /// Loop bound for loops that are not side-effect-free spin loops.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub unroll: u32,
+    /// Write the plot of time and executions against size to FILE (SVG).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Write one JSON object per (test, strategy) to FILE (JSON Lines).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Keep running the larger sizes of a family for a strategy that reached the limit.
+    #[arg(long)]
+    pub keep_going: bool,
+}
+
+/// `ptxmc bench-one` (internal, run by `ptxmc bench` in a child process).
+#[derive(Parser, Debug)]
+pub struct BenchOneArgs {
+    /// Explorer.
+    #[arg(long, value_enum)]
+    pub strategy: StrategyArg,
+    /// Worker threads.
+    #[arg(short = 'j', long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Time limit in seconds.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Loop bound.
+    #[arg(long, default_value_t = 2)]
+    pub unroll: u32,
+    /// Family name (with --n and --scope).
+    #[arg(long)]
+    pub family: Option<String>,
+    /// Family size.
+    #[arg(long, default_value_t = 0)]
+    pub n: usize,
+    /// Scope of the family.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Gpu)]
+    pub scope: ScopeArg,
+    /// A litmus file instead of a family.
+    #[arg(long)]
+    pub file: Option<PathBuf>,
 }
 
 /// Scope of the strong operations of a generated family.
@@ -138,6 +236,17 @@ pub enum ScopeArg {
     Gpu,
     /// `.sys`
     Sys,
+}
+
+impl ScopeArg {
+    /// The scope as PTX spells it (`cta`, `gpu`, `sys`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScopeArg::Cta => "cta",
+            ScopeArg::Gpu => "gpu",
+            ScopeArg::Sys => "sys",
+        }
+    }
 }
 
 /// `ptxmc family`.

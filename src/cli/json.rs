@@ -23,17 +23,23 @@ pub fn outcome(o: &Outcome) -> Value {
             "time_ms": 0.0,
         }),
         OutcomeKind::Checked { test, report: r } => {
+            // The names once per test, not once per final state.
+            let names: Vec<String> = r.state_terms.iter().map(|t| herd::term(test, t)).collect();
             let states: Vec<Value> = r
                 .states
                 .iter()
                 .map(|(st, n)| {
-                    let vals: serde_json::Map<String, Value> = r
-                        .state_terms
+                    let vals: serde_json::Map<String, Value> = names
                         .iter()
                         .zip(&st.0)
-                        .map(|(t, v)| (herd::term(test, t), json!(v)))
+                        .map(|(t, v)| (t.clone(), Value::from(*v)))
                         .collect();
-                    json!({"values": vals, "count": n})
+                    // Built as values, not with `json!`, which would copy
+                    // `vals` through the serializer.
+                    let mut state = serde_json::Map::with_capacity(2);
+                    state.insert("values".into(), Value::Object(vals));
+                    state.insert("count".into(), Value::from(*n));
+                    Value::Object(state)
                 })
                 .collect();
             let message = match &r.status {
@@ -42,7 +48,7 @@ pub fn outcome(o: &Outcome) -> Value {
                 | ptxmc_checker::Status::Undefined(m)
                 | ptxmc_checker::Status::Limit(m) => json!(m),
             };
-            json!({
+            let mut v = json!({
                 "file": file,
                 "name": o.name,
                 "status": r.status.name(),
@@ -60,9 +66,15 @@ pub fn outcome(o: &Outcome) -> Value {
                 "pruned": r.stats.pruned,
                 "duplicates": r.stats.duplicates,
                 "bound_hits": r.stats.bound_hits,
-                "states": states,
+                "states": null,
                 "time_ms": r.time.as_secs_f64() * 1000.0,
-            })
+            });
+            // In place of the `null` (same position): moved, not copied
+            // through the serializer as `json!` would.
+            if let Some(obj) = v.as_object_mut() {
+                obj.insert("states".into(), Value::Array(states));
+            }
+            v
         }
     }
 }

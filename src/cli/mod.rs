@@ -2,6 +2,7 @@
 //! mismatch or differing results, 2 bad usage or input).
 
 mod args;
+mod bench_cmd;
 mod collect;
 mod compare_cmd;
 mod expect;
@@ -19,6 +20,7 @@ mod prop;
 mod results;
 mod run_cmd;
 mod stats;
+mod svg;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -51,6 +53,8 @@ pub fn main() -> ExitCode {
         Command::Explain(e) => explain_cmd::run(&e),
         Command::Merge(m) => merge_cmd::run(&m),
         Command::Compare(c) => compare_cmd::run(&c),
+        Command::Bench(b) => bench_cmd::run(&b),
+        Command::BenchOne(b) => bench_cmd::run_one(&b),
     };
     ExitCode::from(code)
 }

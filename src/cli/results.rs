@@ -48,6 +48,37 @@ impl Record {
         }
     }
 
+    /// The record with only the fields the summary and the expectation
+    /// comparison read (the line is kept whole): a batch of many thousand
+    /// tests then holds a few hundred bytes per test instead of the parsed
+    /// final states.
+    pub fn slim(mut self) -> Record {
+        const KEEP: [&str; 10] = [
+            "file",
+            "name",
+            "status",
+            "condition_holds",
+            "liveness_holds",
+            "executions",
+            "blocked",
+            "pruned",
+            "duplicates",
+            "time_ms",
+        ];
+        if let Value::Object(o) = &mut self.value {
+            // A new map of exactly the kept fields: `retain` would keep the
+            // capacity of the whole record (a few KiB per test).
+            let mut kept = serde_json::Map::with_capacity(KEEP.len());
+            for (k, v) in std::mem::take(o) {
+                if KEEP.contains(&k.as_str()) {
+                    kept.insert(k, v);
+                }
+            }
+            *o = kept;
+        }
+        self
+    }
+
     /// The test name.
     pub fn name(&self) -> &str {
         self.value
@@ -238,12 +269,7 @@ impl Totals {
 
 /// Prints the `Explored ...` line of a run: `explored` executions found now
 /// in `secs` of wall time (the totals count every test, resumed ones too).
-pub fn explored_line(out: &mut impl Write, t: &Totals, explored: u64, secs: f64, kv: bool) {
-    let rate = if secs > 0.0 {
-        explored as f64 / secs
-    } else {
-        0.0
-    };
+pub fn explored_line(out: &mut impl Write, t: &Totals, explored: u64, secs: f64) {
     let rss = stats::peak_rss_kib();
     let _ = writeln!(
         out,
@@ -253,22 +279,51 @@ pub fn explored_line(out: &mut impl Write, t: &Totals, explored: u64, secs: f64,
         t.pruned,
         t.duplicates,
         secs,
-        rate,
+        rate(explored, secs),
         rss.map_or_else(|| "unknown".to_string(), stats::human_kib)
     );
-    if kv {
-        let _ = writeln!(
-            out,
-            "stats: tests={} executions={} blocked={} pruned={} duplicates={} wall_s={:.6} executions_per_s={:.1} peak_rss_kib={}",
-            t.tests,
-            t.executions,
-            t.blocked,
-            t.pruned,
-            t.duplicates,
-            secs,
-            rate,
-            rss.unwrap_or(0)
-        );
+}
+
+fn rate(n: u64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        n as f64 / secs
+    } else {
+        0.0
+    }
+}
+
+/// Prints the `--stats` block: one `stats.KEY: VALUE` line per figure, for
+/// scripts (see docs/cli/run.md). Times are seconds; `parse_s`, `check_s`
+/// and `output_s` are summed over worker threads (plus the printing thread's
+/// time for `output_s`), so with `-j N` they can add up to N times `wall_s`.
+pub fn stats_block(
+    out: &mut impl Write,
+    t: &Totals,
+    explored: u64,
+    secs: f64,
+    phases: &super::run_cmd::Phases,
+    jobs: usize,
+) {
+    let rows: [(&str, String); 13] = [
+        ("tests", t.tests.to_string()),
+        ("jobs", jobs.to_string()),
+        ("executions", t.executions.to_string()),
+        ("blocked", t.blocked.to_string()),
+        ("pruned", t.pruned.to_string()),
+        ("duplicates", t.duplicates.to_string()),
+        ("explored_now", explored.to_string()),
+        ("wall_s", format!("{secs:.6}")),
+        ("executions_per_s", format!("{:.1}", rate(explored, secs))),
+        (
+            "peak_rss_kib",
+            stats::peak_rss_kib().map_or_else(|| "unknown".into(), |k| k.to_string()),
+        ),
+        ("parse_s", format!("{:.6}", phases.parse.as_secs_f64())),
+        ("check_s", format!("{:.6}", phases.check.as_secs_f64())),
+        ("output_s", format!("{:.6}", phases.output.as_secs_f64())),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(out, "stats.{k}: {v}");
     }
 }
 

@@ -1,12 +1,13 @@
 //! `ptxmc run`: check every test, print herd-style blocks, a summary, JSON
 //! Lines, pictures, and the comparison with expectation files.
 //!
-//! Tests run on a worker pool and come back over a channel as each finishes:
-//! the JSON line is appended (and flushed) at once, so a killed run keeps what
-//! it finished and `--resume` skips it; the text blocks are printed in file
-//! order, so the output does not depend on `-j`. At the end the JSON file is
-//! rewritten sorted by file path, so that it too is the same for every `-j`,
-//! shard split or resumption (apart from `time_ms`).
+//! Tests run on worker threads ([`spawn_workers`]) and come back over a
+//! channel as each finishes: the JSON line is appended and handed to the OS
+//! within one poll interval ([`POLL`], a few milliseconds), so a killed run
+//! keeps what it finished and `--resume` skips it; the text blocks are
+//! printed in file order, so the output does not depend on `-j`. At the end
+//! the JSON file is rewritten sorted by file path, so that it too is the same
+//! for every `-j`, shard split or resumption (apart from `time_ms`).
 
 use super::args::{RunArgs, StrategyArg};
 use super::collect::litmus_files;
@@ -22,6 +23,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -67,16 +69,59 @@ fn options(args: &RunArgs, timeout: Option<Duration>) -> Options {
     }
 }
 
-/// A finished test, as the worker hands it back.
+/// How often the printing thread looks for finished tests.
+const POLL: Duration = Duration::from_millis(2);
+
+/// A finished test, as the worker hands it back: everything the printing
+/// thread needs is already rendered, so that it does little per test.
 struct Done {
     /// Index in the list of tests to check.
     index: usize,
-    outcome: Outcome,
+    /// What to print, in file order.
+    printed: Printed,
+    /// The JSON line (whole) and the fields the summary needs.
     record: Record,
     graph: GraphResult,
+    /// Time spent in each phase of this test on its worker.
+    phases: Phases,
 }
 
-fn check_file(index: usize, file: &Path, opts: &Options, graph: Option<&GraphSetup>) -> Done {
+/// Time spent per phase, summed over tests (worker time, not wall time,
+/// except `output`, which also counts the printing thread's wall time).
+#[derive(Default, Clone, Copy)]
+pub struct Phases {
+    /// Reading and parsing files.
+    pub parse: Duration,
+    /// `ptxmc_checker::check`.
+    pub check: Duration,
+    /// Building JSON records, pictures, printing and writing results.
+    pub output: Duration,
+}
+
+impl Phases {
+    fn add(&mut self, o: &Phases) {
+        self.parse += o.parse;
+        self.check += o.check;
+        self.output += o.output;
+    }
+}
+
+/// The text of one test for stdout and stderr.
+#[derive(Default)]
+struct Printed {
+    out: String,
+    err: String,
+}
+
+fn check_file(
+    index: usize,
+    file: &Path,
+    opts: &Options,
+    graph: Option<&GraphSetup>,
+    quiet: bool,
+) -> Done {
+    let mut phases = Phases::default();
+    let t0 = Instant::now();
     let name = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -101,7 +146,10 @@ fn check_file(index: usize, file: &Path, opts: &Options, graph: Option<&GraphSet
                 },
             },
             Ok(test) => {
+                let t1 = Instant::now();
+                phases.parse = t1 - t0;
                 let mut report = ptxmc_checker::check(&test, opts);
+                phases.check = t1.elapsed();
                 if let Some(g) = graph {
                     graph_result = g.write(file, &test, &src, &report);
                 }
@@ -118,11 +166,20 @@ fn check_file(index: usize, file: &Path, opts: &Options, graph: Option<&GraphSet
             }
         },
     };
+    if phases.check.is_zero() {
+        // Not parsed: all of it was reading and parsing.
+        phases.parse = t0.elapsed();
+    }
+    let record = Record::from_value(json::outcome(&outcome)).slim();
+    let printed = print_outcome(&outcome, quiet);
+    // Output: the picture (written after the check), the record, the text.
+    phases.output = t0.elapsed().saturating_sub(phases.parse + phases.check);
     Done {
         index,
-        record: Record::from_value(json::outcome(&outcome)),
-        outcome,
+        record,
+        printed,
         graph: graph_result,
+        phases,
     }
 }
 
@@ -151,27 +208,43 @@ struct Sink {
     path: PathBuf,
     file: File,
     failed: bool,
+    /// Lines not written yet.
+    buf: Vec<u8>,
 }
 
 impl Sink {
-    /// Appends one line and flushes it to the OS, so a kill keeps it.
+    /// Queues one line; [`Sink::flush`] hands the queued lines to the OS.
     fn append(&mut self, line: &str) {
         if self.failed {
             return;
         }
-        let mut buf = String::with_capacity(line.len() + 1);
-        buf.push_str(line);
-        buf.push('\n');
+        self.buf.extend_from_slice(line.as_bytes());
+        self.buf.push(b'\n');
+        if self.buf.len() >= SINK_BUFFER {
+            self.flush();
+        }
+    }
+
+    /// Writes the queued lines (one system call for all the results that
+    /// arrived since the last poll), so that a kill keeps them.
+    fn flush(&mut self) {
+        if self.failed || self.buf.is_empty() {
+            return;
+        }
         if let Err(e) = self
             .file
-            .write_all(buf.as_bytes())
+            .write_all(&self.buf)
             .and_then(|()| self.file.flush())
         {
             eprintln!("error: {}: {}", self.path.display(), e);
             self.failed = true;
         }
+        self.buf.clear();
     }
 }
+
+/// Bytes of queued JSON lines that make [`Sink::append`] write at once.
+const SINK_BUFFER: usize = 1 << 16;
 
 fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
@@ -194,6 +267,7 @@ fn open_results(args: &RunArgs) -> Result<(Vec<Record>, Option<Sink>), String> {
                         path: p.clone(),
                         file,
                         failed: false,
+                        buf: Vec::new(),
                     }),
                 ))
             }
@@ -242,27 +316,104 @@ fn open_results(args: &RunArgs) -> Result<(Vec<Record>, Option<Sink>), String> {
             path: out,
             file,
             failed: false,
+            buf: Vec::new(),
         }),
     ))
 }
 
-/// Prints the block of one finished test (or its error).
-fn print_outcome(out: &mut impl Write, o: &Outcome, quiet: bool) {
+/// The block of one finished test (or its error).
+fn print_outcome(o: &Outcome, quiet: bool) -> Printed {
+    let mut p = Printed::default();
     match &o.kind {
-        OutcomeKind::Error { message, .. } => eprintln!("{message}"),
+        OutcomeKind::Error { message, .. } => p.err = format!("{message}\n"),
         OutcomeKind::Checked { test, report } => {
             if !quiet {
-                let _ = writeln!(out, "{}", herd::block(test, report));
+                p.out = format!("{}\n", herd::block(test, report));
             } else if report.status != Status::Ok {
-                let _ = writeln!(
-                    out,
-                    "{}: {}",
+                p.out = format!(
+                    "{}: {}\n",
                     o.file.display(),
                     herd::block(test, report).lines().nth(1).unwrap_or_default()
                 );
             }
         }
     }
+    p
+}
+
+/// Prints `text` on stdout (without garbling the progress bar) and empties it.
+fn emit(progress: &Progress, text: &mut String) {
+    if text.is_empty() {
+        return;
+    }
+    progress.suspend(|| {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    });
+    text.clear();
+}
+
+/// The number of worker threads when `-j` is not given: all cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Starts the workers that check `todo` and send each result over `tx`.
+///
+/// With more tests than threads, each of the `jobs` workers takes the next
+/// test from a shared counter and checks it inside its own one-thread rayon
+/// pool, so `rayon::current_num_threads()` is 1 in the explorer and it does
+/// not split a test into parts: parallelism comes from the batch, and no test
+/// pays for forking graphs and merging outcomes (profiled in
+/// docs/performance.md). With at most as many tests as threads, the tests run
+/// on one shared pool of `jobs` threads and the DPOR explorer splits each
+/// test across it ([`rayon::join`]). Either way the per-test `--timeout` is
+/// the explorer's own, and results are the same for every `-j`.
+fn spawn_workers<'scope, 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    todo: &'env [&'env PathBuf],
+    jobs: usize,
+    opts: &'env Options,
+    graph: Option<&'env GraphSetup>,
+    quiet: bool,
+    tx: mpsc::Sender<Done>,
+) -> Result<(), String> {
+    let start_err = |e: rayon::ThreadPoolBuildError| format!("cannot start worker threads: {e}");
+    if todo.len() <= jobs {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(start_err)?;
+        scope.spawn(move || {
+            pool.install(|| {
+                todo.par_iter().enumerate().for_each_with(tx, |tx, (i, f)| {
+                    let _ = tx.send(check_file(i, f, opts, graph, quiet));
+                })
+            })
+        });
+        return Ok(());
+    }
+    let next = std::sync::Arc::new(AtomicUsize::new(0));
+    for _ in 0..jobs {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .map_err(start_err)?;
+        let (tx, next) = (tx.clone(), next.clone());
+        scope.spawn(move || {
+            // One `install` for the whole loop: the loop runs on the pool's
+            // thread, so each test costs no hand-over between threads.
+            pool.install(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(f) = todo.get(i) else { break };
+                if tx.send(check_file(i, f, opts, graph, quiet)).is_err() {
+                    break;
+                }
+            })
+        });
+    }
+    Ok(())
 }
 
 /// Runs the subcommand; returns the exit code.
@@ -301,13 +452,7 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
         None => None,
     };
     let opts = options(args, timeout);
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(j) = args.jobs {
-        pool = pool.num_threads(j);
-    }
-    let pool = pool
-        .build()
-        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let jobs = args.jobs.unwrap_or_else(default_jobs);
     let (previous, mut sink) = open_results(args)?;
 
     let have: HashSet<&str> = previous.iter().map(|r| r.file.as_str()).collect();
@@ -320,29 +465,42 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     let stdout = std::io::stdout();
     let start = Instant::now();
     let mut new_records: Vec<Record> = Vec::with_capacity(todo.len());
-    let mut pending: BTreeMap<usize, Outcome> = BTreeMap::new();
+    let mut pending: BTreeMap<usize, Printed> = BTreeMap::new();
+    // Blocks ready to print, in file order, not printed yet.
+    let mut text = String::new();
     let mut next = 0usize;
     let (mut explored, mut pictures, mut svgs, mut no_witness) = (0u64, 0usize, 0usize, 0usize);
     let mut io_errors = 0usize;
+    let mut phases = Phases::default();
     let (tx, rx) = mpsc::channel::<Done>();
-    std::thread::scope(|scope| {
-        let (todo, opts, graph, pool) = (&todo, &opts, graph.as_ref(), &pool);
-        scope.spawn(move || {
-            pool.install(|| {
-                todo.par_iter().enumerate().for_each_with(tx, |tx, (i, f)| {
-                    let _ = tx.send(check_file(i, f, opts, graph));
-                })
-            })
-        });
+    std::thread::scope(|scope| -> Result<(), String> {
+        spawn_workers(scope, &todo, jobs, &opts, graph.as_ref(), args.quiet, tx)?;
         loop {
-            let d = match rx.recv_timeout(Duration::from_millis(200)) {
+            // Polled, not blocking: a worker's `send` then never has to wake
+            // this thread (a futex call and a context switch per test, which
+            // cost about as much as checking a small test); results wait at
+            // most one poll interval. Everything that arrived since the last
+            // poll is written with one call per stream when the channel runs
+            // dry.
+            let d = match rx.try_recv() {
                 Ok(d) => d,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
+                Err(e) => {
+                    let t_out = Instant::now();
+                    if let Some(s) = &mut sink {
+                        s.flush();
+                    }
+                    emit(&progress, &mut text);
+                    phases.output += t_out.elapsed();
+                    if e == mpsc::TryRecvError::Disconnected {
+                        break;
+                    }
                     progress.tick();
+                    std::thread::sleep(POLL);
                     continue;
                 }
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
+            let t_out = Instant::now();
+            phases.add(&d.phases);
             if let Some(s) = &mut sink {
                 s.append(&d.record.line);
             }
@@ -360,20 +518,28 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
                 }
             }
             new_records.push(d.record);
-            pending.insert(d.index, d.outcome);
-            progress.suspend(|| {
-                let mut out = stdout.lock();
-                while let Some(o) = pending.remove(&next) {
-                    print_outcome(&mut out, &o, args.quiet);
-                    next += 1;
+            pending.insert(d.index, d.printed);
+            while let Some(p) = pending.remove(&next) {
+                if !p.err.is_empty() {
+                    // Keep the order of the streams: what precedes the error
+                    // on stdout goes out first.
+                    emit(&progress, &mut text);
+                    progress.suspend(|| eprint!("{}", p.err));
                 }
-                let _ = out.flush();
-            });
+                text.push_str(&p.out);
+                next += 1;
+            }
+            if text.len() >= SINK_BUFFER {
+                emit(&progress, &mut text);
+            }
             progress.inc(execs);
+            phases.output += t_out.elapsed();
         }
-    });
+        Ok(())
+    })?;
     progress.finish();
     let wall = start.elapsed();
+    let t_out = Instant::now();
 
     let n_previous = previous.len();
     let mut all = previous;
@@ -400,7 +566,18 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     }
     let totals = Totals::of(&all);
     let _ = writeln!(out, "{}", totals.line());
-    results::explored_line(&mut out, &totals, explored, wall.as_secs_f64(), args.stats);
+    phases.output += t_out.elapsed();
+    results::explored_line(&mut out, &totals, explored, wall.as_secs_f64());
+    if args.stats {
+        results::stats_block(
+            &mut out,
+            &totals,
+            explored,
+            wall.as_secs_f64(),
+            &phases,
+            jobs,
+        );
+    }
     if let Some(g) = &graph {
         let _ = writeln!(
             out,

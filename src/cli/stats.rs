@@ -3,7 +3,17 @@
 /// Peak resident set size of this process in KiB, if the OS reports it
 /// (Linux: `VmHWM` in `/proc/self/status`).
 pub fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    vm_hwm("/proc/self/status")
+}
+
+/// Peak resident set size of the running process `pid` in KiB (Linux:
+/// `VmHWM` in `/proc/PID/status`), read before `ptxmc bench` kills a child.
+pub fn peak_rss_kib_of(pid: u32) -> Option<u64> {
+    vm_hwm(&format!("/proc/{pid}/status"))
+}
+
+fn vm_hwm(path: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(path).ok()?;
     status
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM:"))

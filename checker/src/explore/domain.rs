@@ -13,6 +13,13 @@
 //! budget, a coarser fixed point over plain values takes over, bounded by the
 //! number of write events one execution can have.
 //!
+//! Two things keep the precise fixed point small: a read takes one path per
+//! *value* (the value alone decides the path), carrying every provenance of
+//! that value until a write depends on it; and only the minimal chains of
+//! each value are kept ([`insert_minimal`]: a chain that contains another of
+//! the same value extends to nothing more). RMW loops (`atom.exch` spin
+//! locks) otherwise make one element per chain of RMWs.
+//!
 //! The same runs also bound how many writes each thread can still make to
 //! each location ([`Domain::max_writes`]): the interpreter runs of the last
 //! round cover every path a thread can take in any execution (each read
@@ -58,8 +65,16 @@ type WriteEvent = (u32, u32);
 type Element = (i64, Vec<WriteEvent>);
 
 /// A path of the precise fixed point: the thread state and, per read (by
-/// program-order index), the provenance of the value it took.
-type Path = (ThreadState<i64>, BTreeMap<EventId, Vec<WriteEvent>>, Counts);
+/// program-order index), the provenances the value it took can have.
+type Path = (
+    ThreadState<i64>,
+    BTreeMap<EventId, Vec<Vec<WriteEvent>>>,
+    Counts,
+);
+
+/// Provenance combinations a data-dependent write may look at before the
+/// precise fixed point gives up (the coarse one takes over).
+const MAX_COMBINATIONS: usize = 1024;
 
 /// What each thread can write.
 #[derive(Clone, Debug)]
@@ -93,6 +108,43 @@ pub(crate) fn write_domain(
         Err(DomainError::TooLarge) => coarse(test, codes, unroll, deadline),
         other => other,
     }
+}
+
+/// Whether the sorted `a` is a subset of the sorted `b`.
+fn subset(a: &[WriteEvent], b: &[WriteEvent]) -> bool {
+    let mut rest = b;
+    a.iter().all(|x| match rest.iter().position(|y| y >= x) {
+        Some(i) if rest[i] == *x => {
+            rest = &rest[i + 1..];
+            true
+        }
+        _ => false,
+    })
+}
+
+/// Adds `(value, chain)` to `set` unless a chain of the same value that is a
+/// subset of `chain` is there, dropping the chains of the value that
+/// `chain` is a subset of. A chain only limits what extends it (no write
+/// twice), so a smaller chain of the same value extends to every value a
+/// larger one does: keeping the minimal chains of each value gives the same
+/// values, with far fewer elements when chains go through RMWs.
+fn insert_minimal(set: &mut BTreeSet<Element>, value: i64, chain: Vec<WriteEvent>) {
+    let same_value = set
+        .range((value, Vec::new())..)
+        .take_while(|(v, _)| *v == value);
+    let mut larger = Vec::new();
+    for (_, c) in same_value {
+        if subset(c, &chain) {
+            return;
+        }
+        if subset(&chain, c) {
+            larger.push(c.clone());
+        }
+    }
+    for c in larger {
+        set.remove(&(value, c));
+    }
+    set.insert((value, chain));
 }
 
 fn union(a: &[WriteEvent], b: &[WriteEvent]) -> Vec<WriteEvent> {
@@ -142,14 +194,24 @@ fn precise(
                     let id = EventId::new(po as usize);
                     match ev.kind {
                         EventKind::Read { loc, .. } => {
-                            let mut options = dom[loc.phys.index()].iter();
-                            let Some((v0, p0)) = options.next().cloned() else {
+                            // One path per value (the value decides the
+                            // path); the provenances of the value stay
+                            // together until a write depends on them.
+                            let mut groups: Vec<(i64, Vec<Vec<WriteEvent>>)> = Vec::new();
+                            for (v, p) in &dom[loc.phys.index()] {
+                                match groups.last_mut() {
+                                    Some((last, ps)) if last == v => ps.push(p.clone()),
+                                    _ => groups.push((*v, vec![p.clone()])),
+                                }
+                            }
+                            let mut groups = groups.into_iter();
+                            let Some((v0, p0)) = groups.next() else {
                                 break;
                             };
-                            for (v, p) in options {
+                            for (v, p) in groups {
                                 let mut other = (st.clone(), prov.clone(), counts.clone());
-                                other.0.commit(id, Some(*v));
-                                other.1.insert(id, p.clone());
+                                other.0.commit(id, Some(v));
+                                other.1.insert(id, p);
                                 stack.push(other);
                             }
                             st.commit(id, Some(v0));
@@ -157,26 +219,57 @@ fn precise(
                         }
                         EventKind::Write { loc, value, .. } => {
                             let me = (t as u32, po);
-                            let mut chain = vec![me];
-                            for d in &ev.data_deps {
-                                if let Some(p) = prov.get(d) {
-                                    chain = union(&chain, p);
-                                }
-                            }
-                            let reused = ev
-                                .data_deps
-                                .iter()
-                                .any(|d| prov.get(d).is_some_and(|p| p.contains(&me)));
                             // The write happens on this path whatever the
                             // chains: count it before the path may be dropped.
                             counts[loc.phys.index()] += 1;
                             fold_max(&mut max_writes[t], &counts);
-                            if reused {
+                            // Every chain: one provenance of each read the
+                            // value depends on, with this write.
+                            let deps: Vec<&Vec<Vec<WriteEvent>>> =
+                                ev.data_deps.iter().filter_map(|d| prov.get(d)).collect();
+                            let combinations = deps
+                                .iter()
+                                .try_fold(1usize, |n, ps| n.checked_mul(ps.len().max(1)));
+                            if combinations.is_none_or(|n| n > MAX_COMBINATIONS) {
+                                return Err(DomainError::TooLarge);
+                            }
+                            let mut pick = vec![0usize; deps.len()];
+                            let mut any = false;
+                            loop {
+                                let reused = deps
+                                    .iter()
+                                    .zip(&pick)
+                                    .any(|(ps, &i)| ps.get(i).is_some_and(|p| p.contains(&me)));
+                                // A chain that uses this write twice is no chain.
+                                if !reused {
+                                    let mut chain = vec![me];
+                                    for (ps, &i) in deps.iter().zip(&pick) {
+                                        if let Some(p) = ps.get(i) {
+                                            chain = union(&chain, p);
+                                        }
+                                    }
+                                    insert_minimal(&mut found[loc.phys.index()], value, chain);
+                                    any = true;
+                                }
+                                // Next combination.
+                                let mut k = 0;
+                                while k < deps.len() {
+                                    pick[k] += 1;
+                                    if pick[k] < deps[k].len() {
+                                        break;
+                                    }
+                                    pick[k] = 0;
+                                    k += 1;
+                                }
+                                if k == deps.len() {
+                                    break;
+                                }
+                            }
+                            if !any {
                                 // This path needs a chain that uses this write twice.
                                 continue 'paths;
                             }
                             writes[t][loc.phys.index()].insert(value);
-                            found[loc.phys.index()].insert((value, chain));
                             st.commit(id, None);
                         }
                         _ => st.commit(id, None),
@@ -278,5 +371,39 @@ fn coarse(
             });
         }
         values = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subset_of_sorted_chains() {
+        assert!(subset(&[], &[(0, 1)]));
+        assert!(subset(&[(0, 1), (2, 0)], &[(0, 1), (1, 3), (2, 0)]));
+        assert!(!subset(&[(0, 1), (2, 1)], &[(0, 1), (1, 3), (2, 0)]));
+        assert!(!subset(&[(1, 0)], &[]));
+    }
+
+    /// Only the minimal chains of each value stay, whatever the order they
+    /// come in; other values are left alone.
+    #[test]
+    fn minimal_chains_per_value() {
+        let mut set = BTreeSet::new();
+        insert_minimal(&mut set, 1, vec![(0, 0), (1, 0)]);
+        insert_minimal(&mut set, 2, vec![(0, 0), (1, 0)]);
+        insert_minimal(&mut set, 1, vec![(1, 0)]);
+        insert_minimal(&mut set, 1, vec![(1, 0), (2, 0)]);
+        insert_minimal(&mut set, 1, vec![(2, 0)]);
+        let got: Vec<Element> = set.into_iter().collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, vec![(1, 0)]),
+                (1, vec![(2, 0)]),
+                (2, vec![(0, 0), (1, 0)])
+            ]
+        );
     }
 }

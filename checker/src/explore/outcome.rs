@@ -40,14 +40,20 @@ impl Valuation {
 
     /// Whether the proposition `p` holds for these final values.
     pub(crate) fn holds(&self, test: &Test, p: &Prop) -> bool {
-        match p {
-            Prop::True => true,
-            Prop::False => false,
-            Prop::Cmp(c, a, b) => c.eval(self.term(test, a), self.term(test, b)),
-            Prop::Not(q) => !self.holds(test, q),
-            Prop::And(a, b) => self.holds(test, a) && self.holds(test, b),
-            Prop::Or(a, b) => self.holds(test, a) || self.holds(test, b),
-        }
+        holds(p, &|t| self.term(test, t))
+    }
+}
+
+/// Whether the proposition `p` holds when each term has the value `term`
+/// gives it.
+pub(crate) fn holds(p: &Prop, term: &dyn Fn(&Term) -> i64) -> bool {
+    match p {
+        Prop::True => true,
+        Prop::False => false,
+        Prop::Cmp(c, a, b) => c.eval(term(a), term(b)),
+        Prop::Not(q) => !holds(q, term),
+        Prop::And(a, b) => holds(a, term) && holds(b, term),
+        Prop::Or(a, b) => holds(a, term) || holds(b, term),
     }
 }
 
@@ -167,7 +173,12 @@ pub(crate) fn final_memories(
 #[derive(Clone, Debug)]
 pub(crate) struct Outcomes {
     terms: Vec<Term>,
-    states: BTreeMap<FinalState, u64>,
+    /// Final states (the values of `terms`) with their counts: keyed on the
+    /// values alone, so that counting one more execution of a state already
+    /// seen allocates nothing ([`Self::add_final`]).
+    states: BTreeMap<Box<[i64]>, u64>,
+    /// Scratch space for the state of [`Self::add_final`].
+    key: Vec<i64>,
     positive: u64,
     negative: u64,
     liveness_violation: Option<String>,
@@ -185,6 +196,7 @@ impl Outcomes {
         Self {
             terms: state_terms(test),
             states: BTreeMap::new(),
+            key: Vec::new(),
             positive: 0,
             negative: 0,
             liveness_violation: None,
@@ -246,7 +258,7 @@ impl Outcomes {
                     continue;
                 }
             }
-            let state = FinalState(self.terms.iter().map(|t| v.term(test, t)).collect());
+            let state: Box<[i64]> = self.terms.iter().map(|t| v.term(test, t)).collect();
             if !seen.insert(state.clone()) {
                 continue;
             }
@@ -257,6 +269,36 @@ impl Outcomes {
             }
             *self.states.entry(state).or_insert(0) += 1;
         }
+    }
+
+    /// Adds one terminating, consistent execution with a single final
+    /// valuation, given as the value of each term: what [`Self::add_execution`]
+    /// does with one valuation, without allocating when its final state was
+    /// seen before (the explorers' hot path).
+    pub fn add_final(&mut self, test: &Test, term: &dyn Fn(&Term) -> i64) {
+        self.stats.executions += 1;
+        if test.filter.as_ref().is_some_and(|f| !holds(f, term)) {
+            return;
+        }
+        if holds(&test.condition.prop, term) {
+            self.positive += 1;
+        } else {
+            self.negative += 1;
+        }
+        self.key.clear();
+        self.key.extend(self.terms.iter().map(term));
+        match self.states.get_mut(&self.key[..]) {
+            Some(n) => *n += 1,
+            None => {
+                self.states.insert(self.key[..].into(), 1);
+            }
+        }
+    }
+
+    /// Whether a terminating execution would be considered for the witness
+    /// ([`Self::witness_candidate`] may pick one of its valuations).
+    pub fn wants_witness(&self) -> bool {
+        self.want_witness && self.witness.is_none()
     }
 
     /// Records a liveness violation (the first one is kept).
@@ -290,7 +332,11 @@ impl Outcomes {
         Report {
             status,
             state_terms: self.terms,
-            states: self.states.into_iter().collect(),
+            states: self
+                .states
+                .into_iter()
+                .map(|(k, n)| (FinalState(k.into_vec()), n))
+                .collect(),
             positive: self.positive,
             negative: self.negative,
             condition_holds,
@@ -311,6 +357,7 @@ impl Outcomes {
         Self {
             terms: self.terms.clone(),
             states: BTreeMap::new(),
+            key: Vec::new(),
             positive: 0,
             negative: 0,
             liveness_violation: None,
@@ -351,5 +398,34 @@ impl Outcomes {
         s.pruned += l.pruned;
         s.duplicates += l.duplicates;
         s.bound_hits += l.bound_hits;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `add_final` counts exactly what `add_execution` counts for one
+    /// valuation: executions, positive and negative outcomes, states.
+    #[test]
+    fn add_final_is_add_execution_of_one_valuation() {
+        let src = "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+                   st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n\
+                   exists (1:r0 == 1 /\\ x == 1)";
+        let test = ptxmc_frontend::parse(src).expect("parses");
+        let mut one = Outcomes::new(&test);
+        let mut two = Outcomes::new(&test);
+        for (r0, x) in [(1, 1), (0, 1), (1, 1), (0, 0)] {
+            let v = Valuation {
+                regs: vec![vec![], vec![r0]],
+                mem: vec![x],
+            };
+            one.add_execution(&test, std::slice::from_ref(&v));
+            two.add_final(&test, &|t| v.term(&test, t));
+        }
+        let a = one.into_report(&test, Status::Ok, Duration::ZERO);
+        let b = two.into_report(&test, Status::Ok, Duration::ZERO);
+        assert_eq!(a, b);
+        assert_eq!((b.positive, b.negative, b.states.len()), (2, 2, 3));
     }
 }

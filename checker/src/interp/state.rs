@@ -73,7 +73,7 @@ enum Run {
 /// The state of one running thread: program counter, registers with the reads
 /// each value depends on, the control dependencies so far, loop counters and
 /// the events committed so far.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ThreadState<V> {
     thread: ThreadId,
     unroll: u32,
@@ -96,6 +96,72 @@ pub struct ThreadState<V> {
     run: Run,
     blocked_at: Option<usize>,
     spin_loop: Option<usize>,
+}
+
+/// Written out so that `clone_from` reuses the buffers of the state it
+/// overwrites: explorers restore a thread's state once per child of a node.
+impl<V: Clone> Clone for ThreadState<V> {
+    fn clone(&self) -> Self {
+        Self {
+            thread: self.thread,
+            unroll: self.unroll,
+            pc: self.pc,
+            came_from: self.came_from,
+            sub: self.sub,
+            regs: self.regs.clone(),
+            deps: self.deps.clone(),
+            ctrl: self.ctrl.clone(),
+            loop_count: self.loop_count.clone(),
+            loop_entry: self.loop_entry.clone(),
+            events: self.events.clone(),
+            pending: self.pending.clone(),
+            rmw_write: self.rmw_write.clone(),
+            undecided: self.undecided.clone(),
+            run: self.run.clone(),
+            blocked_at: self.blocked_at,
+            spin_loop: self.spin_loop,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        // Destructured so that a new field cannot be forgotten here.
+        let Self {
+            thread,
+            unroll,
+            pc,
+            came_from,
+            sub,
+            regs,
+            deps,
+            ctrl,
+            loop_count,
+            loop_entry,
+            events,
+            pending,
+            rmw_write,
+            undecided,
+            run,
+            blocked_at,
+            spin_loop,
+        } = self;
+        *thread = source.thread;
+        *unroll = source.unroll;
+        *pc = source.pc;
+        *came_from = source.came_from;
+        *sub = source.sub;
+        regs.clone_from(&source.regs);
+        deps.clone_from(&source.deps);
+        ctrl.clone_from(&source.ctrl);
+        loop_count.clone_from(&source.loop_count);
+        loop_entry.clone_from(&source.loop_entry);
+        events.clone_from(&source.events);
+        pending.clone_from(&source.pending);
+        rmw_write.clone_from(&source.rmw_write);
+        undecided.clone_from(&source.undecided);
+        run.clone_from(&source.run);
+        *blocked_at = source.blocked_at;
+        *spin_loop = source.spin_loop;
+    }
 }
 
 fn union_into(into: &mut Deps, from: &[EventId]) {

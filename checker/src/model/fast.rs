@@ -625,6 +625,16 @@ impl Statics {
     pub(crate) fn ms(&self) -> &Rows {
         &self.ms
     }
+
+    /// The writes (initial write included) to the physical location of
+    /// event `e`, as a mask (empty when `e` is not a memory event).
+    pub(crate) fn writes_to_loc_of(&self, e: usize) -> u64 {
+        if e < self.n {
+            self.writes & self.same_loc[e]
+        } else {
+            0
+        }
+    }
 }
 
 /// What [`with_statics`] keeps on each thread.
@@ -1049,6 +1059,16 @@ pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decisio
     Decision::Consistent
 }
 
+/// The events that precede event `r` in causality order (8.9.5), in the
+/// relations `d` (as [`add_read`] leaves them for the read `r`).
+pub(crate) fn preceding(d: &Derived, r: usize) -> u64 {
+    let b = bit(r);
+    d.causality[..r.min(MAX_EVENTS)]
+        .iter()
+        .enumerate()
+        .fold(0, |m, (x, &row)| if row & b != 0 { m | bit(x) } else { m })
+}
+
 /// Extends `d`, the relations of a consistent execution, to the same
 /// execution with one more event: the read `r`, the last event of `exec` and
 /// of its thread, reading from `exec.rf[r]` (or from nothing yet, for a read
@@ -1094,7 +1114,6 @@ pub(crate) fn add_read(exec: &Execution, st: &Statics, d: &mut Derived, r: usize
         causality,
         co,
         fr,
-        scratch_a,
         ..
     } = d;
     rf[r] = 0;
@@ -1174,20 +1193,29 @@ pub(crate) fn add_read(exec: &Execution, st: &Statics, d: &mut Derived, r: usize
     if bits(overlapping).any(|w| causality[w] & b != 0) {
         return Decision::Inconsistent;
     }
-    // SC per location (8.10.5): a new cycle leaves r by a from-read to a
-    // morally strong write of its location.
-    if fr[r] & st.ms[r] & st.same_loc[r] & st.thread_mem != 0 {
-        let loc_rel = &mut *scratch_a;
-        for a in 0..n {
-            loc_rel[a] = if st.thread_mem & bit(a) != 0 {
-                let com = rf[a] | co[a] | fr[a];
-                (st.po[a] | (st.ms[a] & com)) & st.same_loc[a] & st.thread_mem
-            } else {
-                0
-            };
-        }
-        if !acyclic(loc_rel, n) {
-            return Decision::Unknown;
+    // SC per location (8.10.5): `po-loc ∪ (ms ∩ com)` was acyclic without
+    // r, and r only gains edges into it and from-read edges out of it, so a
+    // new cycle leaves r by a from-read to a morally strong write of its
+    // location and comes back to r: a search from those writes, over the
+    // relation with r, that stops when it reaches r.
+    let out = fr[r] & st.ms[r] & st.same_loc[r] & st.thread_mem;
+    if out != 0 {
+        let loc_row = |a: usize| {
+            let com = rf[a] | co[a] | fr[a];
+            (st.po[a] | (st.ms[a] & com)) & st.same_loc[a] & st.thread_mem
+        };
+        let mut reached = out;
+        let mut frontier = out;
+        while frontier != 0 {
+            let mut next = 0;
+            for a in bits(frontier) {
+                next |= loc_row(a);
+            }
+            if next & b != 0 {
+                return Decision::Unknown;
+            }
+            frontier = next & !reached;
+            reached |= next;
         }
     }
     Decision::Consistent
