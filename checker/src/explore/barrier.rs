@@ -353,6 +353,7 @@ mod tests {
                     addr_deps: SmallVec::new(),
                     data_deps: SmallVec::new(),
                     ctrl_deps: SmallVec::new(),
+                    async_order: Default::default(),
                 });
             }
             ids.push(th);

@@ -75,6 +75,7 @@ fn init_write(test: &Test, p: usize) -> Event {
         addr_deps: SmallVec::new(),
         data_deps: SmallVec::new(),
         ctrl_deps: SmallVec::new(),
+        async_order: Default::default(),
     }
 }
 

@@ -75,7 +75,7 @@ use crate::interp::{Next, ThreadCode, ThreadState};
 use crate::model::{self, fast};
 use crate::relation::BitMatrix;
 use crate::report::{BlockReason, Status};
-use ptxmc_frontend::ir::{BarrierKind, Instr, Proxy, Span, Test, ThreadId, VAddrId};
+use ptxmc_frontend::ir::{BarrierKind, Proxy, Span, Test, ThreadId, VAddrId};
 use smallvec::SmallVec;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -195,27 +195,21 @@ impl<'a> Dpor<'a> {
         let mut accesses = vec![vec![BTreeSet::new(); n_phys]; test.threads.len()];
         let mut writers: Vec<Vec<Vec<Event>>> = vec![vec![Vec::new(); n_phys]; test.threads.len()];
         for (t, th) in test.threads.iter().enumerate() {
-            for stmt in &th.code {
-                // The write event of the instruction, as the interpreter
-                // builds it (the write half of an RMW takes the semantics,
-                // scope and proxy of the instruction).
-                let (addr, proxy, sem, scope, rmw) = match &stmt.instr {
-                    Instr::Store {
-                        addr,
-                        proxy,
-                        sem,
-                        scope,
-                        ..
-                    } => (*addr, *proxy, *sem, *scope, false),
-                    Instr::Rmw {
-                        addr,
-                        proxy,
-                        sem,
-                        scope,
-                        ..
-                    } => (*addr, *proxy, *sem, Some(*scope), true),
-                    _ => continue,
-                };
+            // Asynchronous operations (8.9.1.1) may read from, or be read by,
+            // later events of their own thread: a pair no read uses makes
+            // `may_read_own_later_write` true for every location.
+            if crate::interp::issues_async(&th.code) {
+                for slot in &mut accesses[t] {
+                    slot.insert((VAddrId::new(u32::MAX as usize), Proxy::Async));
+                }
+            }
+            // The write events of each instruction, as the interpreter builds
+            // them (`interp::write_shapes`).
+            for (addr, proxy, sem, scope, rmw) in th
+                .code
+                .iter()
+                .flat_map(|stmt| crate::interp::write_shapes(&stmt.instr))
+            {
                 let Some(a) = test.addresses.get(addr.index()) else {
                     continue;
                 };
@@ -244,6 +238,7 @@ impl<'a> Dpor<'a> {
                     addr_deps: SmallVec::new(),
                     data_deps: SmallVec::new(),
                     ctrl_deps: SmallVec::new(),
+                    async_order: Default::default(),
                 };
                 let same = |e: &Event| {
                     (e.sem, e.scope, e.proxy, e.loc().map(|l| l.vaddr))

@@ -21,10 +21,17 @@ impl ProgramOrder {
         let n = exec.len();
         let mut po = BitMatrix::new(n);
         let mut rmw = BitMatrix::new(n);
+        let mut has_async = false;
         for thread in &exec.threads {
             for (i, &a) in thread.iter().enumerate() {
+                let ea = exec.event(a);
+                has_async |= ea.is_async();
                 for &b in &thread[i + 1..] {
-                    po.insert(a, b);
+                    // 8.9.1.1: asynchronous operations are ordered only as
+                    // `Event::po_before` says.
+                    if ea.po_before(exec.event(b)) {
+                        po.insert(a, b);
+                    }
                 }
                 if let Some(&b) = thread.get(i + 1) {
                     let is_rmw_read =
@@ -36,6 +43,10 @@ impl ProgramOrder {
                     }
                 }
             }
+        }
+        if has_async {
+            // 8.9.1: program order "is a transitive relation".
+            po.close_transitively();
         }
         Self { po, rmw }
     }

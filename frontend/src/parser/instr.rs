@@ -17,13 +17,13 @@ pub(crate) const INC_DEC_DEFAULT: i64 = u32::MAX as i64;
 
 /// A value operand before interning.
 #[derive(Copy, Clone)]
-enum Value<'s> {
+pub(super) enum Value<'s> {
     Imm(i64),
     Reg(&'s str),
 }
 
 /// The result of lowering: an instruction, or the name of an unsupported construct.
-enum Lowered {
+pub(super) enum Lowered {
     Instr(Instr),
     Unsupported(String),
 }
@@ -58,6 +58,10 @@ impl<'s> Parser<'s> {
         let start = self.pos;
         let first = self.peek();
         if first.tok == Tok::At {
+            if let Some(branch) = self.predicated_branch(t)? {
+                self.push(t, branch, first.span);
+                return Ok(());
+            }
             self.bump();
             self.skip_raw()?;
             self.unsupported(t, start, "predicated instruction".into(), first.span);
@@ -303,6 +307,7 @@ impl<'s> Parser<'s> {
                     target: self.b.label_use(t, l.0, l.1),
                 }
             }
+            Shape::Async(a) => return self.lower_async(t, &c, a, ops),
             Shape::Unsupported(construct) => return Ok(Lowered::Unsupported(construct)),
         };
         Ok(Lowered::Instr(lowered))
@@ -373,7 +378,7 @@ impl<'s> Parser<'s> {
     }
 
     /// Interns a value operand of thread `t`.
-    fn val(&mut self, t: usize, v: Value<'_>) -> Val {
+    pub(super) fn val(&mut self, t: usize, v: Value<'_>) -> Val {
         match v {
             Value::Imm(i) => Val::Imm(i),
             Value::Reg(r) => Val::Reg(self.b.reg(t, r)),
@@ -382,13 +387,13 @@ impl<'s> Parser<'s> {
 }
 
 /// Operand checks of one instruction (no interning).
-struct Check<'a> {
-    instr: &'a str,
-    span: Span,
+pub(super) struct Check<'a> {
+    pub(super) instr: &'a str,
+    pub(super) span: Span,
 }
 
 impl Check<'_> {
-    fn count(&self, expected: &'static str, found: usize) -> ParseError {
+    pub(super) fn count(&self, expected: &'static str, found: usize) -> ParseError {
         ParseError::new(
             ParseErrorKind::OperandCount {
                 instr: self.instr.into(),
@@ -399,7 +404,12 @@ impl Check<'_> {
         )
     }
 
-    fn bad(&self, what: &'static str, expected: &'static str, op: &Operand<'_>) -> ParseError {
+    pub(super) fn bad(
+        &self,
+        what: &'static str,
+        expected: &'static str,
+        op: &Operand<'_>,
+    ) -> ParseError {
         ParseError::new(
             ParseErrorKind::BadOperand {
                 instr: self.instr.into(),
@@ -411,7 +421,7 @@ impl Check<'_> {
         )
     }
 
-    fn exactly<'o, 's, const N: usize>(
+    pub(super) fn exactly<'o, 's, const N: usize>(
         &self,
         ops: &'o [Operand<'s>],
         expected: &'static str,
@@ -419,14 +429,14 @@ impl Check<'_> {
         ops.try_into().map_err(|_| self.count(expected, ops.len()))
     }
 
-    fn reg<'s>(&self, what: &'static str, op: &Operand<'s>) -> PResult<&'s str> {
+    pub(super) fn reg<'s>(&self, what: &'static str, op: &Operand<'s>) -> PResult<&'s str> {
         match op.kind {
             OpKind::Name(n) => Ok(n),
             _ => Err(self.bad(what, "a register", op)),
         }
     }
 
-    fn value<'s>(&self, what: &'static str, op: &Operand<'s>) -> PResult<Value<'s>> {
+    pub(super) fn value<'s>(&self, what: &'static str, op: &Operand<'s>) -> PResult<Value<'s>> {
         match op.kind {
             OpKind::Int(i) => Ok(Value::Imm(i)),
             OpKind::Name(n) => Ok(Value::Reg(n)),
@@ -459,7 +469,7 @@ impl Check<'_> {
     }
 
     /// A location `x` or `[x]`; `None` for `[x+N]` (unsupported).
-    fn addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<&'s str>> {
+    pub(super) fn addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<&'s str>> {
         let name = match op.kind {
             OpKind::Name(n)
             | OpKind::Addr {
@@ -478,7 +488,7 @@ impl Check<'_> {
         Ok(Some(name))
     }
 
-    fn label<'s>(&self, op: &Operand<'s>) -> PResult<(&'s str, Span)> {
+    pub(super) fn label<'s>(&self, op: &Operand<'s>) -> PResult<(&'s str, Span)> {
         match op.kind {
             OpKind::Name(n) => Ok((n, op.span)),
             _ => Err(self.bad("target", "a label", op)),

@@ -7,6 +7,7 @@
 //! spell are printed in the dialect (`ld.acquire.gpu r1, y`); typed and vector
 //! accesses in PTX spelling (`ld.relaxed.sys.global.b32 %r0, [x]`).
 
+mod async_instr;
 mod instr;
 
 use crate::ir::{AddrId, AddrKind, CmpOp, Prop, Quantifier, Term, Test};

@@ -7,7 +7,7 @@ use crate::error::ParseErrorKind;
 use crate::ir::{Access, Proxy, RmwOp, Scope, Sem, StateSpace};
 
 /// Operations of `atom` / `red`.
-fn rmw_op(s: &str) -> Option<RmwOp> {
+pub(super) fn rmw_op(s: &str) -> Option<RmwOp> {
     Some(match s {
         "add" => RmwOp::Add,
         "sub" => RmwOp::Sub,
@@ -90,7 +90,13 @@ pub(super) fn memory(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                 "shared" | "shared::cta" => set(m, &mut mm.space, w, StateSpace::Shared)?,
                 "shared::cluster" => set(m, &mut mm.space, w, StateSpace::SharedCluster)?,
                 "const" => set(m, &mut mm.space, w, StateSpace::Const)?,
-                "nc" => set(m, &mut mm.proxy, w, Proxy::Readonly)?,
+                // 8.1: "The memory consistency model does not apply to texture
+                // (including ld.global.nc) and surface accesses."
+                "nc" => {
+                    unsupported.get_or_insert_with(|| {
+                        format!("{}.nc (outside the memory model, 8.1)", m.base)
+                    });
+                }
                 "v2" => set(m, &mut mm.vector, w, 2)?,
                 "v4" => set(m, &mut mm.vector, w, 4)?,
                 "v8" | "local" | "param" | "async" | "L2::cache_hint" => {

@@ -65,8 +65,14 @@ fn defaults_of_atom_and_fence() {
 
 #[test]
 fn proxies() {
-    assert!(matches!(
+    assert_eq!(
         classify("ld.global.nc.u32"),
+        Ok(Shape::Unsupported(
+            "ld.nc (outside the memory model, 8.1)".into()
+        ))
+    );
+    assert!(matches!(
+        classify("ld.global.proxy::readonly.u32"),
         Ok(Shape::Load {
             proxy: Proxy::Readonly,
             ..
