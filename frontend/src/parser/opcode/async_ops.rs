@@ -62,8 +62,15 @@ fn is_hint(w: &str) -> bool {
     w.starts_with("L2::") || w.starts_with("L1::") || w.starts_with("level::") || w == "ca"
 }
 
+/// An unsupported form, named by its base and first two modifiers
+/// (`cp.async.bulk`, `mbarrier.arrive_drop`).
 fn unsupported(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
-    Ok(Shape::Unsupported(m.text.to_string()))
+    let mut name = m.base.to_string();
+    for w in m.mods.iter().take(if m.base == "cp" { 3 } else { 1 }) {
+        name.push('.');
+        name.push_str(w);
+    }
+    Ok(Shape::Unsupported(name))
 }
 
 /// `cp.async...` and `cp.reduce.async.bulk...`.
@@ -245,7 +252,7 @@ pub(super) fn mbarrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         match sem {
             None => Ok(default),
             Some((w, _)) if w == allowed => Ok(default),
-            Some((w, _)) if w == "relaxed" => Ok(Sem::Relaxed),
+            Some(("relaxed", _)) => Ok(Sem::Relaxed),
             Some((w, _)) => Err(m.bad_sem(w)),
         }
     };

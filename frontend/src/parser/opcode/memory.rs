@@ -92,11 +92,12 @@ pub(super) fn memory(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                 "const" => set(m, &mut mm.space, w, StateSpace::Const)?,
                 // 8.1: "The memory consistency model does not apply to texture
                 // (including ld.global.nc) and surface accesses."
-                "nc" => {
+                "nc" if m.base == "ld" => {
                     unsupported.get_or_insert_with(|| {
                         format!("{}.nc (outside the memory model, 8.1)", m.base)
                     });
                 }
+                "nc" => set(m, &mut mm.proxy, w, Proxy::Readonly)?,
                 "v2" => set(m, &mut mm.vector, w, 2)?,
                 "v4" => set(m, &mut mm.vector, w, 4)?,
                 "v8" | "local" | "param" | "async" | "L2::cache_hint" => {
