@@ -44,7 +44,7 @@ fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
         *regs += 1;
         r
     };
-    let one = match rng.below(22) {
+    let one = match rng.below(25) {
         0 | 1 => format!(
             "st{}.global.u32 [{l1}], {v}",
             rng.pick(&["", ".relaxed.gpu", ".release.gpu", ".relaxed.cta"])
@@ -107,6 +107,22 @@ fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
         ),
         19 => "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]".to_string(),
         20 => format!("ld.relaxed.gpu.global.proxy::async.u32 {}, [{l1}]", reg()),
+        21 => format!(
+            "{}.sys.shared::cluster.u32 {}",
+            rng.pick(&["st.release", "st.relaxed"]),
+            format_args!("[{l1}], {v}")
+        ),
+        22 => format!(
+            "{}.sys.shared::cluster.u32 {}, [{l1}]",
+            rng.pick(&["ld.acquire", "ld.relaxed"]),
+            reg()
+        ),
+        23 => {
+            return vec![
+                "barrier.cluster.arrive".to_string(),
+                "barrier.cluster.wait".to_string(),
+            ]
+        }
         _ => {
             // A wait loop on the mbarrier (a spin loop: it blocks, 8.9.4).
             let p = reg();
@@ -132,7 +148,7 @@ fn program(seed: u64) -> String {
         let mut code = Vec::new();
         for _ in 0..1 + rng.below(4) {
             let mut i = instruction(&mut rng, &mut regs);
-            if i.len() > 1 {
+            if i.first().is_some_and(|l| l.ends_with(':')) {
                 if looped {
                     continue;
                 }
