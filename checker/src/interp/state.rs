@@ -1,11 +1,12 @@
 //! The running state of one thread and its step function.
 
+use super::writes::shared_scope;
 use super::{Next, ThreadCode, Value};
 use crate::event::{AsyncOrder, Event, EventId, EventKind, Location};
 use crate::report::BlockReason;
 use ptxmc_frontend::ir::{
     AddrId, AsyncInstr, BarrierKind, BinOp, CmpOp, FenceKind, Instr, Operand, Proxy, RegId, RmwOp,
-    Scope, Sem, Span, StateSpace, Test, ThreadId,
+    Scope, Sem, Span, Test, ThreadId,
 };
 use smallvec::SmallVec;
 
@@ -540,9 +541,15 @@ impl<V: Value> ThreadState<V> {
                 sem,
                 scope,
                 proxy,
+                space,
                 addr,
                 ..
-            }) => (Self::location(code, *addr), *sem, Some(*scope), *proxy),
+            }) => (
+                Self::location(code, *addr),
+                *sem,
+                shared_scope(*space, Some(*scope)),
+                *proxy,
+            ),
             Some(Instr::Async(a)) => {
                 let t = self.async_rmw_target(code, a);
                 order = t.order;
@@ -641,6 +648,7 @@ impl<V: Value> ThreadState<V> {
                 sem,
                 scope,
                 proxy,
+                space,
                 op,
                 dst,
                 addr,
@@ -661,7 +669,7 @@ impl<V: Value> ThreadState<V> {
                     red: dst.is_none(),
                 };
                 let mut e = self.base_event(code, kind);
-                (e.sem, e.scope, e.proxy) = (*sem, Some(*scope), *proxy);
+                (e.sem, e.scope, e.proxy) = (*sem, shared_scope(*space, Some(*scope)), *proxy);
                 Some(Pending {
                     event: e,
                     effect: Effect::Read {
@@ -722,16 +730,5 @@ impl<V: Value> ThreadState<V> {
             }
             _ => None,
         }
-    }
-}
-
-/// 8.3: "the synchronizing effect of the PTX instruction ld.relaxed.shared.sys
-/// is identical to that of ld.relaxed.shared.cluster, since no thread outside
-/// the same cluster can execute an operation that accesses the same memory
-/// location": a strong access to shared memory has at most `.cluster` scope.
-fn shared_scope(space: StateSpace, scope: Option<Scope>) -> Option<Scope> {
-    match space {
-        StateSpace::Shared | StateSpace::SharedCluster => scope.map(|s| s.min(Scope::Cluster)),
-        StateSpace::Global | StateSpace::Const => scope,
     }
 }

@@ -1,7 +1,7 @@
 //! The writes an instruction can make, as the interpreter builds them: what
 //! an explorer needs to know about writes before they exist.
 
-use ptxmc_frontend::ir::{AddrId, AsyncInstr, Instr, Proxy, Scope, Sem};
+use ptxmc_frontend::ir::{AddrId, AsyncInstr, Instr, Proxy, Scope, Sem, StateSpace};
 
 /// One kind of write of an instruction: address, proxy, semantics, scope,
 /// and whether it is the write half of an RMW.
@@ -17,15 +17,23 @@ pub fn write_shapes(i: &Instr) -> Vec<WriteShape> {
             proxy,
             sem,
             scope,
+            space,
             ..
-        } => vec![(*addr, *proxy, *sem, *scope, false)],
+        } => vec![(*addr, *proxy, *sem, shared_scope(*space, *scope), false)],
         Instr::Rmw {
             addr,
             proxy,
             sem,
             scope,
+            space,
             ..
-        } => vec![(*addr, *proxy, *sem, Some(*scope), true)],
+        } => vec![(
+            *addr,
+            *proxy,
+            *sem,
+            shared_scope(*space, Some(*scope)),
+            true,
+        )],
         Instr::Async(a) => async_write_shapes(a),
         _ => Vec::new(),
     }
@@ -98,4 +106,16 @@ pub fn issues_async(code: &[ptxmc_frontend::ir::Stmt]) -> bool {
             )
         )
     })
+}
+
+/// 8.3: "the synchronizing effect of the PTX instruction ld.relaxed.shared.sys
+/// is identical to that of ld.relaxed.shared.cluster, since no thread outside
+/// the same cluster can execute an operation that accesses the same memory
+/// location": a strong access (`ld`, `st`, `atom`, `red`) to shared memory has at
+/// most `.cluster` scope.
+pub(crate) fn shared_scope(space: StateSpace, scope: Option<Scope>) -> Option<Scope> {
+    match space {
+        StateSpace::Shared | StateSpace::SharedCluster => scope.map(|s| s.min(Scope::Cluster)),
+        StateSpace::Global | StateSpace::Const => scope,
+    }
 }
