@@ -17,6 +17,7 @@ pub mod interp;
 pub mod model;
 pub mod relation;
 pub mod report;
+mod sizes;
 
 pub use explain::{explain, Explanation};
 pub use explore::check;

@@ -512,6 +512,15 @@ pub enum AddrKind {
     GenericAlias(AddrId),
     /// `t @ texture aliases x`: `x`'s address seen through another proxy.
     ProxyAlias(Proxy, AddrId),
+    /// `[x+N]` in an instruction: the address `N` bytes after the address
+    /// `x` (8.2: memory is a sequence of bytes). It shares `x`'s physical
+    /// location id and virtual address id; the byte offset tells the parts
+    /// apart (the checker's `sizes` module splits the location into bytes).
+    Offset(AddrId, u32),
+    /// `m @ multimem` in the initial state: a multimem address (8.2.3), a
+    /// location of its own that only `multimem.*` operations may access; any
+    /// other access makes the behaviour undefined.
+    Multimem,
 }
 
 /// A declared address name.

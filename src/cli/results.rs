@@ -289,6 +289,22 @@ pub fn compare_expectations(out: &mut impl Write, records: &[Record], rows: &[Ro
             Property::Condition => "condition",
             Property::Liveness => "liveness",
         };
+        if row.undefined {
+            if r.status() == "undefined" {
+                matched += 1;
+            } else {
+                let _ = writeln!(
+                    out,
+                    "mismatch: {} ({}:{}): {} expected undefined, got {}",
+                    r.file,
+                    row.csv.display(),
+                    row.line,
+                    what,
+                    r.status()
+                );
+            }
+            continue;
+        }
         let got = if r.status() == "ok" {
             r.flag(match row.property {
                 Property::Condition => "condition_holds",

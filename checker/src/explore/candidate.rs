@@ -231,6 +231,7 @@ pub(crate) fn finish(
         out.stats.pruned += 1;
         return Finish::Inconsistent;
     };
+    out.check_undefined(&exec, &rel);
     if endings.iter().all(|e| *e == Ending::Done) {
         let mut recheck = |m: &BitMatrix| {
             let mut e = exec.clone();

@@ -143,6 +143,43 @@ impl Builder {
         }
     }
 
+    /// The address `offset` bytes after the address named `name` (`[name+offset]`),
+    /// interned as `name+offset`; `offset == 0` is `name` itself (8.2).
+    pub fn addr_at(&mut self, name: &str, offset: u32) -> AddrId {
+        let base = self.addr(name);
+        if offset == 0 {
+            return base;
+        }
+        let key = format!("{name}+{offset}");
+        if let Some(a) = self.addrs.get(&key) {
+            return a;
+        }
+        // invariant: `addrs` and `addresses` grow together, so `base` indexes `addresses`.
+        let of = self.addresses[base.index()];
+        self.addresses.push(Address {
+            kind: AddrKind::Offset(base, offset),
+            phys: of.phys,
+            vaddr: of.vaddr,
+        });
+        self.addrs.intern(&key)
+    }
+
+    /// `name @ multimem` in the initial state: a multimem address (8.2.3),
+    /// a location of its own (initial value 0).
+    pub fn declare_multimem(&mut self, name: &str, span: Span) -> Result<(), ParseError> {
+        if self.addrs.get(name).is_some() {
+            return Err(ParseError::new(
+                ParseErrorKind::DuplicateLocation(name.into()),
+                span,
+            ));
+        }
+        let a = self.root(name, 0);
+        // invariant: `root` just pushed the address `a`.
+        self.addresses[a.index()].kind = AddrKind::Multimem;
+        self.n_declared = self.addrs.len();
+        Ok(())
+    }
+
     /// Whether `name` was declared in the initial state.
     pub fn is_declared_location(&self, name: &str) -> bool {
         self.addrs

@@ -140,6 +140,10 @@ impl<'s> Parser<'s> {
             (Tok::Ident, Tok::At) => {
                 let name = self.location_name()?;
                 self.bump();
+                if self.at_word("multimem") {
+                    self.bump();
+                    return self.b.declare_multimem(name, first.span);
+                }
                 let (word, wspan) =
                     self.ident("a proxy (`generic`, `surface`, `texture` or `constant`)")?;
                 let proxy = alias_proxy(word).ok_or_else(|| {

@@ -154,7 +154,7 @@ impl<'s> Parser<'s> {
                     space,
                     access,
                     dst,
-                    addr: self.b.addr(addr),
+                    addr: self.b.addr_at(addr.0, addr.1),
                 }
             }
             Shape::Store {
@@ -169,7 +169,7 @@ impl<'s> Parser<'s> {
                     return Ok(Lowered::Unsupported("address offset".into()));
                 };
                 let src = c.values("source", v, access.vector)?;
-                let addr = self.b.addr(addr);
+                let addr = self.b.addr_at(addr.0, addr.1);
                 let src = src.into_iter().map(|v| self.val(t, v)).collect();
                 Instr::Store {
                     sem,
@@ -220,7 +220,7 @@ impl<'s> Parser<'s> {
                     .map(|o| c.value("swap operand", o))
                     .transpose()?;
                 let dst = dst.map(|d| self.b.reg(t, d));
-                let addr = self.b.addr(addr);
+                let addr = self.b.addr_at(addr.0, addr.1);
                 let a = self.val(t, a);
                 let b = b.map(|b| self.val(t, b));
                 Instr::Rmw {
@@ -458,15 +458,15 @@ impl Check<'_> {
         }
     }
 
-    /// A location `x` or `[x]`; `None` for `[x+N]` (unsupported).
-    fn addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<&'s str>> {
-        let name = match op.kind {
-            OpKind::Name(n)
-            | OpKind::Addr {
-                name: n,
-                offset: false,
-            } => n,
-            OpKind::Addr { offset: true, .. } => return Ok(None),
+    /// A location `x`, `[x]` or `[x+N]` with its byte offset `N`; `None` for
+    /// a negative offset or one of 2^20 bytes or more (unsupported).
+    fn addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<(&'s str, u32)>> {
+        let (name, offset) = match op.kind {
+            OpKind::Name(n) => (n, 0),
+            OpKind::Addr { name, offset } => match u32::try_from(offset) {
+                Ok(o) if o < 1 << 20 => (name, o),
+                _ => return Ok(None),
+            },
             _ => return Err(self.bad("address", "a location `x` or `[x]`", op)),
         };
         if name.starts_with('%') {
@@ -475,7 +475,7 @@ impl Check<'_> {
                 op.span,
             ));
         }
-        Ok(Some(name))
+        Ok(Some((name, offset)))
     }
 
     fn label<'s>(&self, op: &Operand<'s>) -> PResult<(&'s str, Span)> {

@@ -36,6 +36,9 @@ pub(crate) fn print(t: &Test) -> String {
                 crate::parser::proxy_word(p),
                 addr(t, of)
             ),
+            AddrKind::Multimem => writeln!(out, "{name} @ multimem;"),
+            // `[x+N]` is written in the instructions only.
+            AddrKind::Offset(..) => Ok(()),
         };
     }
     for &(th, r, v) in &t.init_regs {
