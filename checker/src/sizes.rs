@@ -27,7 +27,7 @@ use crate::model::Relations;
 use crate::report::{FinalState, Report};
 use ptxmc_frontend::ir::{
     Access, AddrId, AddrKind, Address, BinOp, CmpOp, Condition, Instr, Operand, PhysId, Prop,
-    Quantifier, RegId, Sem, Span, Stmt, Term, Test, VAddrId,
+    Quantifier, RegId, RmwOp, Sem, Span, Stmt, Term, Test, VAddrId,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -43,6 +43,8 @@ pub(crate) struct Origin {
     end: u32,
     /// Where it is written.
     span: Span,
+    /// Which scalar operation of the original code (a dense id).
+    op: u32,
 }
 
 /// What the explorers' completion step checks on every consistent execution:
@@ -133,6 +135,137 @@ impl SizeInfo {
         best
     }
 
+    /// Whether `exec`, an execution of the rewritten test, is one of the
+    /// original test: operations that overlap completely and are morally
+    /// strong act on their whole location at once (8.7, 8.10.3, 8.10.5), so
+    /// the parts of one such operation agree on how they relate to the parts
+    /// of another. For two writes, coherence order has the same direction on
+    /// every part; for a read and a write, the read reads from the write on
+    /// every part, or on none and then from a write before it on every part
+    /// or from one after it on every part. Pairs of atomic operations are
+    /// pairs of writes, so mixed-size RMW atomicity follows.
+    pub(crate) fn accept(&self, exec: &Execution, rel: &Relations) -> bool {
+        if self.origin.is_empty() {
+            return true;
+        }
+        let inst = self.instances(exec);
+        for (i, a) in inst.iter().enumerate() {
+            for b in &inst[i + 1..] {
+                if (a.phys, a.start, a.end) != (b.phys, b.start, b.end) || a.parts.len() < 2 {
+                    continue;
+                }
+                if !self.agree(exec, rel, a, b) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether the parts of instances `a` and `b` (same range) agree.
+    fn agree(&self, exec: &Execution, rel: &Relations, a: &Instance, b: &Instance) -> bool {
+        let strong = a.parts.iter().any(|&(ga, ea)| {
+            b.parts
+                .iter()
+                .any(|&(gb, eb)| ga == gb && rel.morally_strong.contains(ea, eb))
+        });
+        if !strong {
+            return true;
+        }
+        // Writes: coherence direction per part.
+        let dir = |x: &Instance, y: &Instance| -> Vec<Option<bool>> {
+            x.parts
+                .iter()
+                .filter(|&&(_, e)| exec.event(e).is_write())
+                .filter_map(|&(g, ex)| {
+                    let ey = y
+                        .parts
+                        .iter()
+                        .find(|&&(gy, e)| gy == g && exec.event(e).is_write())?
+                        .1;
+                    Some(if rel.co.contains(ex, ey) {
+                        Some(true)
+                    } else if rel.co.contains(ey, ex) {
+                        Some(false)
+                    } else {
+                        None
+                    })
+                })
+                .collect()
+        };
+        let same = |v: &[Option<bool>]| v.windows(2).all(|w| w[0] == w[1]);
+        if !same(&dir(a, b)) {
+            return false;
+        }
+        // A read of one against the writes of the other.
+        let read_vs = |r: &Instance, w: &Instance| -> bool {
+            // 0: reads from the write; 1: from one before it; 2: from one after it.
+            let mut seen: Vec<u8> = Vec::new();
+            for &(g, er) in &r.parts {
+                if !exec.event(er).is_read() {
+                    continue;
+                }
+                let Some(ew) = w
+                    .parts
+                    .iter()
+                    .find(|&&(gw, e)| gw == g && exec.event(e).is_write())
+                    .map(|p| p.1)
+                else {
+                    continue;
+                };
+                let src = exec.rf.get(er.index()).copied().flatten();
+                let k = match src {
+                    Some(s) if s == ew => 0,
+                    Some(s) if rel.co.contains(ew, s) => 2,
+                    Some(s) if rel.co.contains(s, ew) => 1,
+                    // Unrelated in coherence (a write in a data race): no constraint.
+                    _ => continue,
+                };
+                seen.push(k);
+            }
+            seen.windows(2).all(|w| w[0] == w[1])
+        };
+        read_vs(a, b) && read_vs(b, a)
+    }
+
+    /// The executed instances of split scalar operations: the events of one
+    /// instance follow each other in their thread, one per granule.
+    fn instances(&self, exec: &Execution) -> Vec<Instance> {
+        let mut out: Vec<Instance> = Vec::new();
+        for th in &exec.threads {
+            let mut cur: Option<Instance> = None;
+            for &e in th {
+                let Some(o) = self.origin_of(exec, e) else {
+                    continue;
+                };
+                let Some(loc) = exec.event(e).loc() else {
+                    continue;
+                };
+                let fits = cur.as_ref().is_some_and(|c| {
+                    c.op == o.op
+                        && !c.parts.iter().any(|&(g, x)| {
+                            g == loc.phys && exec.event(x).is_write() == exec.event(e).is_write()
+                        })
+                });
+                if !fits {
+                    out.extend(cur.take());
+                    cur = Some(Instance {
+                        op: o.op,
+                        phys: o.phys,
+                        start: o.start,
+                        end: o.end,
+                        parts: Vec::new(),
+                    });
+                }
+                if let Some(c) = cur.as_mut() {
+                    c.parts.push((loc.phys, e));
+                }
+            }
+            out.extend(cur.take());
+        }
+        out
+    }
+
     fn origin_of(&self, exec: &Execution, e: EventId) -> Option<&Origin> {
         let ev = exec.event(e);
         if !matches!(ev.kind, EventKind::Read { .. } | EventKind::Write { .. }) {
@@ -143,6 +276,18 @@ impl SizeInfo {
             .get(ev.instr as usize)?
             .as_ref()
     }
+}
+
+/// One executed scalar operation whose location was split: its events, one
+/// per granule (two for an RMW part: read and write).
+#[derive(Clone, Debug)]
+struct Instance {
+    op: u32,
+    phys: PhysId,
+    start: u32,
+    end: u32,
+    /// (granule location, event).
+    parts: Vec<(PhysId, EventId)>,
 }
 
 /// How to compute the final states of the original test from those of the
@@ -377,6 +522,8 @@ struct Lowering<'t> {
     gaddr: HashMap<(usize, usize), AddrId>,
     origin: Vec<Vec<Option<Origin>>>,
     multimem_phys: Vec<bool>,
+    /// The next scalar operation id.
+    next_op: u32,
 }
 
 impl<'t> Lowering<'t> {
@@ -477,6 +624,7 @@ impl<'t> Lowering<'t> {
             gaddr,
             origin: Vec::new(),
             multimem_phys: multimem_phys.to_vec(),
+            next_op: 0,
         })
     }
 
@@ -593,11 +741,14 @@ impl<'t> Lowering<'t> {
                 code.push(Stmt { instr, span });
                 origin.push(o);
             };
+            let op0 = self.next_op;
+            self.next_op += sc.len() as u32;
             let origin_of = |x: &Scalar| Origin {
                 phys: PhysId::new(p),
                 start: x.start,
                 end: x.end,
                 span,
+                op: op0 + sc.iter().position(|y| y.start == x.start).unwrap_or(0) as u32,
             };
             match &s.instr {
                 Instr::Load {
@@ -737,38 +888,78 @@ impl<'t> Lowering<'t> {
                 } => {
                     let Some(x) = sc.first() else { continue };
                     let cov = self.covered(p, x.start, x.end);
-                    let [(g, gs, ge)] = cov.as_slice() else {
+                    // Bitwise operations and `exch` act on each byte on its own, so
+                    // their parts are exact; the others carry between bytes.
+                    let bytewise = matches!(
+                        rop,
+                        RmwOp::And | RmwOp::Or | RmwOp::Xor | RmwOp::Exch
+                    );
+                    if cov.len() != 1 && !bytewise {
                         return Err(format!(
-                            "mixed-size accesses to {} (an atomic operation split into {} parts) at {span}",
+                            "mixed-size accesses to {} (an atomic `{rop:?}` split into {} parts) at {span}",
                             name_of(test, base),
                             cov.len()
                         ));
-                    };
-                    push(
-                        &mut code,
-                        Instr::Rmw {
-                            sem: *sem,
-                            scope: *scope,
-                            proxy: *proxy,
-                            space: *space,
-                            access: Access {
-                                bytes: (ge - gs) as u8,
-                                vector: 1,
-                            },
-                            op: *rop,
-                            dst: *dst,
-                            addr: gaddr(*g),
-                            a: *a,
-                            b: *b,
-                        },
-                        Some(origin_of(x)),
-                    );
-                    if let (Some(d), true) = (dst, ge - gs < 8) {
+                    }
+                    let mut combine: Vec<Instr> = Vec::new();
+                    for (k, &(g, gs, ge)) in cov.iter().enumerate() {
+                        let (len, rel_start) = (ge - gs, gs - x.start);
+                        let operand = if cov.len() == 1 {
+                            *a
+                        } else {
+                            match *a {
+                                Operand::Imm(v) => Operand::Imm(slice(v, rel_start, len)),
+                                Operand::Reg(_) => {
+                                    let r = self.fresh_reg(t);
+                                    push(&mut code, Instr::Op { op: BinOp::Shr, dst: r, a: *a, b: Operand::Imm(i64::from(8 * rel_start)) }, None);
+                                    push(&mut code, op(BinOp::And, r, Operand::Reg(r), mask(len)), None);
+                                    Operand::Reg(r)
+                                }
+                            }
+                        };
+                        let part_dst = match dst {
+                            Some(d) if cov.len() == 1 => Some(*d),
+                            Some(_) => Some(self.fresh_reg(t)),
+                            None => None,
+                        };
                         push(
                             &mut code,
-                            op(BinOp::And, *d, Operand::Reg(*d), mask(ge - gs)),
-                            None,
+                            Instr::Rmw {
+                                sem: *sem,
+                                scope: *scope,
+                                proxy: *proxy,
+                                space: *space,
+                                access: Access {
+                                    bytes: len as u8,
+                                    vector: 1,
+                                },
+                                op: *rop,
+                                dst: part_dst,
+                                addr: gaddr(g),
+                                a: operand,
+                                b: *b,
+                            },
+                            Some(origin_of(x)),
                         );
+                        let (Some(d), Some(r)) = (dst, part_dst) else {
+                            continue;
+                        };
+                        if len < 8 {
+                            combine.push(op(BinOp::And, r, Operand::Reg(r), mask(len)));
+                        }
+                        if cov.len() > 1 {
+                            if rel_start > 0 {
+                                combine.push(op(BinOp::Shl, r, Operand::Reg(r), i64::from(8 * rel_start)));
+                            }
+                            combine.push(if k == 0 {
+                                Instr::Mov { dst: *d, src: Operand::Reg(r) }
+                            } else {
+                                Instr::Op { op: BinOp::Or, dst: *d, a: Operand::Reg(*d), b: Operand::Reg(r) }
+                            });
+                        }
+                    }
+                    for i in combine {
+                        push(&mut code, i, None);
                     }
                 }
                 _ => {}

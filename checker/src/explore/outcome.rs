@@ -218,6 +218,12 @@ impl Outcomes {
         }
     }
 
+    /// Whether the execution `exec` of a rewritten test is one of the
+    /// original test ([`SizeInfo::accept`]).
+    pub fn sizes_accept(&self, exec: &Execution, rel: &Relations) -> bool {
+        self.sizes.as_ref().is_none_or(|i| i.accept(exec, rel))
+    }
+
     fn keep_undefined(&mut self, f: Finding) {
         if self.undefined.as_ref().is_none_or(|u| f.0 < u.0) {
             self.undefined = Some(f);
