@@ -9,6 +9,7 @@
 //! why an outcome is forbidden (the axiom and its witness cycle), or which
 //! execution allows it.
 
+mod api;
 pub mod event;
 pub mod execution;
 pub mod explain;

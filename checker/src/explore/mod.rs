@@ -85,11 +85,15 @@ pub fn check(test: &Test, opts: &Options) -> Report {
 /// execution makes the status `Undefined` (8.7.2, 8.2.3).
 pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report {
     let start = Instant::now();
-    let prepared = match unsupported(test) {
+    let api = match unsupported(test) {
         Some(msg) => Err(msg),
-        None => crate::sizes::prepare(test),
+        None => crate::api::lower(test),
     };
-    let prepared = match prepared {
+    let prepared = api.and_then(|api| {
+        let p = crate::sizes::prepare(api.as_ref().unwrap_or(test))?;
+        Ok((api, p))
+    });
+    let (api, prepared) = match prepared {
         Ok(p) => p,
         Err(msg) => {
             return Outcomes::new(test).into_report(
@@ -99,9 +103,14 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
             )
         }
     };
-    let run = prepared.test.as_ref().unwrap_or(test);
+    let run = prepared
+        .test
+        .as_ref()
+        .or(api.as_ref())
+        .unwrap_or(test);
     let mut out = Outcomes::new(run);
-    out.want_witness(opts.witness && prepared.test.is_none());
+    // A witness names the events of the test it comes from: only the original one.
+    out.want_witness(opts.witness && prepared.test.is_none() && api.is_none());
     out.set_sizes(prepared.info.clone());
     let mut budget = Budget::new(opts, start);
     let mut status = match opts.strategy {
@@ -144,6 +153,21 @@ fn explore_dpor(test: &Test, opts: &Options, budget: &mut Budget, out: &mut Outc
         }
     };
     dpor::Dpor::new(test, &codes, opts.unroll, &writes, opts.check_duplicates).run(out, budget)
+}
+
+/// Why `explain` cannot work on `test` as written: the checker runs a
+/// rewritten test (kernels and streams, partially overlapping accesses,
+/// multimem addresses), whose events the explanation could not name.
+pub(crate) fn rewritten(test: &Test) -> Option<String> {
+    if !test.api.kernels.is_empty() {
+        return Some("explaining a test with kernels and streams".into());
+    }
+    match crate::sizes::prepare(test) {
+        Ok(p) if p.test.is_some() || p.info.is_some() => Some(
+            "explaining a test with partially overlapping accesses or multimem addresses".into(),
+        ),
+        _ => None,
+    }
 }
 
 /// What in `test` the checker does not model, as `"<construct> at L:C"` items

@@ -53,6 +53,11 @@ pub(super) struct Builder {
     pub threads: Vec<ThreadState>,
     pub observed: Vec<Term>,
     pub filter: Option<Prop>,
+    /// Kernels and streams of the initial state (8.9.4).
+    pub api: crate::ir::Api,
+    /// The thread numbers each kernel names, with where, checked once the
+    /// thread header row is known.
+    pub pending_kernel_threads: Vec<Vec<(u64, Span)>>,
 }
 
 impl Builder {
@@ -318,6 +323,7 @@ impl Builder {
             filter: self.filter,
             condition,
             unsupported,
+            api: self.api,
             symbols: Symbols {
                 addrs: self.addrs.into_names(),
                 regs,

@@ -158,6 +158,9 @@ impl<'s> Parser<'s> {
                 self.b
                     .declare_alias(name, proxy, target, first.span, target_tok.span)
             }
+            (Tok::Ident, Tok::Ident) if matches!(self.text(first), "kernel" | "stream") => {
+                self.api_entry()
+            }
             (Tok::Ident, _) => {
                 let name = self.location_name()?;
                 self.expect(Tok::Assign, "`=` after the location name")?;

@@ -1,6 +1,7 @@
 //! The recursive-descent parser: header, initial state, thread table and final
 //! condition, lowered straight to the IR (no intermediate AST survives a cell).
 
+mod api;
 mod builder;
 mod condition;
 mod header;
