@@ -730,6 +730,11 @@ impl<'t> Lowering<'t> {
                 }
                 _ => Sem::Weak,
             };
+            if parts > 1 && sem == Sem::Mmio {
+                return Err(format!(
+                    "`.mmio` access split into {parts} parts (8.4.1: mmio writes and reads are performed as written) at {span}"
+                ));
+            }
             if parts > 1 && (sem.is_release() || sem.is_acquire()) {
                 return Err(format!(
                     "release/acquire access split into {parts} parts (unspecified order, 8.2.4) at {span}"
