@@ -130,3 +130,63 @@ impl Parser<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{Task, ThreadId};
+    use crate::parser::parse;
+
+    const TABLE: &str = " P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n st.global.u32 [x], 1 | ld.global.u32 %r0, [x] | ld.global.u32 %r1, [x] ;\nexists (1:r0 == 1)";
+
+    fn with(init: &str) -> Result<crate::ir::Test, String> {
+        parse(&format!("PTX k {{ x=0; {init} }}\n{TABLE}")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn kernels_streams_and_events() {
+        let t = with(
+            "kernel K0 = P0; kernel K1 = P1, P2; stream S0 = K0, record E; stream S1 = wait E, K1;",
+        )
+        .expect("parses");
+        assert_eq!(t.api.kernels[1].threads, [ThreadId(1), ThreadId(2)]);
+        assert_eq!(
+            t.api.streams[1].tasks,
+            [Task::Wait("E".into()), Task::Kernel(1)]
+        );
+        assert_eq!(t.api.kernel_order(), [(0, 1)]);
+        let printed = crate::print(&t);
+        assert!(printed.contains("stream S0 = K0, record E;"), "{printed}");
+        assert_eq!(parse(&printed).expect("reparses").api, t.api);
+    }
+
+    #[test]
+    fn order_needs_the_same_stream_or_a_matching_event() {
+        let t = with("kernel A = P0; kernel B = P1; kernel C = P2; stream S = A, B; stream T = C;")
+            .expect("parses");
+        assert_eq!(t.api.kernel_order(), [(0, 1)]);
+        // A wait enqueued before its record orders nothing.
+        let t = with("kernel A = P0; kernel B = P1; stream T = wait E, B; stream S = A, record E;")
+            .expect("parses");
+        assert!(t.api.kernel_order().is_empty());
+        // Transitive: A -> B (stream) -> C (event).
+        let t = with(
+            "kernel A = P0; kernel B = P1; kernel C = P2; stream S = A, B, record E; stream T = wait E, C;",
+        )
+        .expect("parses");
+        assert_eq!(t.api.kernel_order(), [(0, 1), (0, 2), (1, 2)]);
+    }
+
+    #[test]
+    fn bad_declarations_are_positioned_errors() {
+        let e = with("kernel A = P0; kernel B = P0;").expect_err("two kernels");
+        assert!(e.contains("thread P0 is in two kernels"), "{e}");
+        let e = with("kernel A = P7;").expect_err("no thread");
+        assert!(e.contains("P7 does not exist"), "{e}");
+        let e = with("stream S = A;").expect_err("undeclared kernel");
+        assert!(e.contains("`A` is not a kernel declared before"), "{e}");
+        let e = with("kernel A = P0; stream S = A, A;").expect_err("enqueued twice");
+        assert!(e.contains("enqueued twice"), "{e}");
+        // `kernel` stays usable as a location name.
+        assert!(with("kernel = 3;").is_ok());
+    }
+}
