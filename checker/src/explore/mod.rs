@@ -117,10 +117,14 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
         Strategy::Brute => brute::explore(run, opts, &mut budget, &mut out, prune),
         Strategy::Dpor => explore_dpor(run, opts, &mut budget, &mut out),
     };
+    // A race found is a definite answer even when a limit stopped the
+    // exploration (the states are then those of the executions explored).
     if let Some(msg) = out.undefined() {
-        if !matches!(status, Status::Unsupported(_)) {
-            status = Status::Undefined(msg.to_string());
-        }
+        status = match status {
+            Status::Unsupported(m) => Status::Unsupported(m),
+            Status::Limit(l) => Status::Undefined(format!("{msg}; exploration stopped: {l}")),
+            _ => Status::Undefined(msg.to_string()),
+        };
     }
     let report = out.into_report(run, status, start.elapsed());
     match &prepared.map {
