@@ -23,8 +23,8 @@
 //! too weakly.
 
 use ptxmc_frontend::ir::{
-    Access, AddrId, AddrKind, Address, CmpOp, Instr, LabelId, Operand, PhysId, Proxy, RegId,
-    Scope, Sem, Span, StateSpace, Stmt, Test, ThreadId, VAddrId,
+    Access, AddrId, AddrKind, Address, CmpOp, Instr, LabelId, Operand, PhysId, Proxy, RegId, Scope,
+    Sem, Span, StateSpace, Stmt, Test, ThreadId, VAddrId,
 };
 
 /// The test with the API synchronization written out (`None`: the test
@@ -161,4 +161,54 @@ fn fresh_reg(regs: &mut Vec<Vec<String>>, test: &Test, t: usize) -> RegId {
     regs[t].resize(n, String::new());
     regs[t].push(format!("%api{n}"));
     RegId::new(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::{Options, Status, Strategy};
+
+    fn verdict(init: &str) -> (Status, bool, bool) {
+        let src = format!(
+            "PTX t\n{{ x=0; {init} }}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.global.u32 [x], 1 | ld.global.u32 %r0, [x] ;\nexists (1:r0 == 0)"
+        );
+        let t = ptxmc_frontend::parse(&src).expect("parses");
+        let mut out = Vec::new();
+        for strategy in [Strategy::Brute, Strategy::Dpor] {
+            let r = crate::check(
+                &t,
+                &Options {
+                    strategy,
+                    ..Options::default()
+                },
+            );
+            out.push((r.status, r.condition_holds, r.liveness_holds));
+        }
+        assert_eq!(out[0], out[1]);
+        out.remove(0)
+    }
+
+    #[test]
+    fn stream_order_orders_kernels() {
+        // Same stream: the consumer kernel cannot read the initial 0.
+        let (s, holds, live) = verdict("kernel A = P0; kernel B = P1; stream S = A, B;");
+        assert_eq!((s, holds, live), (Status::Ok, false, true));
+        // Different streams, no event: it can.
+        let (s, holds, _) = verdict("kernel A = P0; kernel B = P1; stream S = A; stream T = B;");
+        assert_eq!((s, holds), (Status::Ok, true));
+        // An event recorded after A and waited before B orders them.
+        let (_, holds, _) =
+            verdict("kernel A = P0; kernel B = P1; stream S = A, record E; stream T = wait E, B;");
+        assert!(!holds);
+        // Reversed order in the stream: B runs first and reads 0.
+        let (_, holds, _) = verdict("kernel A = P0; kernel B = P1; stream S = B, A;");
+        assert!(holds);
+    }
+
+    #[test]
+    fn kernels_with_aliases_are_unsupported() {
+        let src = "PTX t\n{ x=0; y @ generic aliases x; kernel A = P0; kernel B = P1; stream S = A, B; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.global.u32 [x], 1 | ld.global.u32 %r0, [y] ;\nexists (1:r0 == 0)";
+        let t = ptxmc_frontend::parse(src).expect("parses");
+        let m = super::lower(&t).err().unwrap_or_default();
+        assert!(m.contains("virtual alias") && m.ends_with("at 4:25"), "{m}");
+    }
 }

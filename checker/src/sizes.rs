@@ -87,10 +87,7 @@ impl SizeInfo {
                 continue;
             }
             if self.multimem.get(la.addr.index()).copied().unwrap_or(false) {
-                let name = self
-                    .names
-                    .get(la.phys.index())
-                    .map_or("?", String::as_str);
+                let name = self.names.get(la.phys.index()).map_or("?", String::as_str);
                 keep((
                     key(ea.span, ea.span),
                     format!(
@@ -592,13 +589,12 @@ impl<'t> Lowering<'t> {
             }
             for (g, &(s, e)) in granule_list[p].iter().enumerate() {
                 let kind = match a.kind {
-                    AddrKind::GenericAlias(of) => AddrKind::GenericAlias(
-                        gaddr.get(&(of.index(), g)).copied().unwrap_or(of),
-                    ),
-                    AddrKind::ProxyAlias(px, of) => AddrKind::ProxyAlias(
-                        px,
-                        gaddr.get(&(of.index(), g)).copied().unwrap_or(of),
-                    ),
+                    AddrKind::GenericAlias(of) => {
+                        AddrKind::GenericAlias(gaddr.get(&(of.index(), g)).copied().unwrap_or(of))
+                    }
+                    AddrKind::ProxyAlias(px, of) => {
+                        AddrKind::ProxyAlias(px, gaddr.get(&(of.index(), g)).copied().unwrap_or(of))
+                    }
                     k => k,
                 };
                 out.addresses.push(Address {
@@ -725,9 +721,7 @@ impl<'t> Lowering<'t> {
                 .map(|x| self.covered(p, x.start, x.end).len())
                 .sum();
             let sem = match &s.instr {
-                Instr::Load { sem, .. } | Instr::Store { sem, .. } | Instr::Rmw { sem, .. } => {
-                    *sem
-                }
+                Instr::Load { sem, .. } | Instr::Store { sem, .. } | Instr::Rmw { sem, .. } => *sem,
                 _ => Sem::Weak,
             };
             if parts > 1 && sem == Sem::Mmio {
@@ -895,10 +889,7 @@ impl<'t> Lowering<'t> {
                     let cov = self.covered(p, x.start, x.end);
                     // Bitwise operations and `exch` act on each byte on its own, so
                     // their parts are exact; the others carry between bytes.
-                    let bytewise = matches!(
-                        rop,
-                        RmwOp::And | RmwOp::Or | RmwOp::Xor | RmwOp::Exch
-                    );
+                    let bytewise = matches!(rop, RmwOp::And | RmwOp::Or | RmwOp::Xor | RmwOp::Exch);
                     if cov.len() != 1 && !bytewise {
                         return Err(format!(
                             "mixed-size accesses to {} (an atomic `{rop:?}` split into {} parts) at {span}",
@@ -916,8 +907,21 @@ impl<'t> Lowering<'t> {
                                 Operand::Imm(v) => Operand::Imm(slice(v, rel_start, len)),
                                 Operand::Reg(_) => {
                                     let r = self.fresh_reg(t);
-                                    push(&mut code, Instr::Op { op: BinOp::Shr, dst: r, a: *a, b: Operand::Imm(i64::from(8 * rel_start)) }, None);
-                                    push(&mut code, op(BinOp::And, r, Operand::Reg(r), mask(len)), None);
+                                    push(
+                                        &mut code,
+                                        Instr::Op {
+                                            op: BinOp::Shr,
+                                            dst: r,
+                                            a: *a,
+                                            b: Operand::Imm(i64::from(8 * rel_start)),
+                                        },
+                                        None,
+                                    );
+                                    push(
+                                        &mut code,
+                                        op(BinOp::And, r, Operand::Reg(r), mask(len)),
+                                        None,
+                                    );
                                     Operand::Reg(r)
                                 }
                             }
@@ -954,12 +958,25 @@ impl<'t> Lowering<'t> {
                         }
                         if cov.len() > 1 {
                             if rel_start > 0 {
-                                combine.push(op(BinOp::Shl, r, Operand::Reg(r), i64::from(8 * rel_start)));
+                                combine.push(op(
+                                    BinOp::Shl,
+                                    r,
+                                    Operand::Reg(r),
+                                    i64::from(8 * rel_start),
+                                ));
                             }
                             combine.push(if k == 0 {
-                                Instr::Mov { dst: *d, src: Operand::Reg(r) }
+                                Instr::Mov {
+                                    dst: *d,
+                                    src: Operand::Reg(r),
+                                }
                             } else {
-                                Instr::Op { op: BinOp::Or, dst: *d, a: Operand::Reg(*d), b: Operand::Reg(r) }
+                                Instr::Op {
+                                    op: BinOp::Or,
+                                    dst: *d,
+                                    a: Operand::Reg(*d),
+                                    b: Operand::Reg(r),
+                                }
                             });
                         }
                     }
@@ -987,16 +1004,22 @@ impl<'t> Lowering<'t> {
         }
         let mut lowered_terms: Vec<Term> = Vec::new();
         let index = |t: Term, lowered_terms: &mut Vec<Term>| {
-            lowered_terms.iter().position(|x| *x == t).unwrap_or_else(|| {
-                lowered_terms.push(t);
-                lowered_terms.len() - 1
-            })
+            lowered_terms
+                .iter()
+                .position(|x| *x == t)
+                .unwrap_or_else(|| {
+                    lowered_terms.push(t);
+                    lowered_terms.len() - 1
+                })
         };
         let mut terms = Vec::new();
         for t in originals {
             let v = match t {
                 Term::Mem(a) => {
-                    let p = test.addresses.get(a.index()).map_or(0, |ad| ad.phys.index());
+                    let p = test
+                        .addresses
+                        .get(a.index())
+                        .map_or(0, |ad| ad.phys.index());
                     if self.split.get(p).copied().unwrap_or(false) {
                         let (base, off) = base_offset(test, a);
                         let width = self.granules[p]
@@ -1008,12 +1031,12 @@ impl<'t> Lowering<'t> {
                             .min(8);
                         let mut parts = Vec::new();
                         for (g, gs, ge) in self.covered(p, off, off + width) {
-                            let ga = self
-                                .gaddr
-                                .get(&(base.index(), g))
-                                .copied()
-                                .unwrap_or(base);
-                            parts.push((index(Term::Mem(ga), &mut lowered_terms), gs - off, ge - gs));
+                            let ga = self.gaddr.get(&(base.index(), g)).copied().unwrap_or(base);
+                            parts.push((
+                                index(Term::Mem(ga), &mut lowered_terms),
+                                gs - off,
+                                ge - gs,
+                            ));
                         }
                         let init = test.init_mem.get(p).copied().unwrap_or(0);
                         TermValue::Bytes(slice(init, off, width), parts)
@@ -1132,12 +1155,115 @@ fn holds(p: &Prop, value: &dyn Fn(&Term) -> i64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::{Options, Status, Strategy};
+
+    fn both(src: &str) -> Report {
+        let t = ptxmc_frontend::parse(src).expect("parses");
+        let b = crate::check(
+            &t,
+            &Options {
+                strategy: Strategy::Brute,
+                ..Options::default()
+            },
+        );
+        let d = crate::check(&t, &Options::default());
+        assert_eq!(b.status, d.status);
+        assert_eq!(b.states, d.states);
+        d
+    }
+
+    const HEAD: &str = "PTX t\n{ x=0x04030201; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n";
+
+    #[test]
+    fn uniform_sizes_are_not_rewritten() {
+        let t = ptxmc_frontend::parse(&format!(
+            "{HEAD} st.global.u32 [x], 1 | ld.global.u32 %r0, [x] ;\nexists (1:r0 == 1)"
+        ))
+        .expect("parses");
+        let p = prepare(&t).expect("supported");
+        assert!(p.test.is_none() && p.info.is_none() && p.map.is_none());
+    }
+
+    #[test]
+    fn partial_overlap_race_is_undefined_and_names_both_lines() {
+        let r = both(&format!(
+            "{HEAD} st.global.u32 [x], 1 | ld.global.u8 %r0, [x+1] ;\nexists (1:r0 == 3)"
+        ));
+        assert_eq!(
+            r.status,
+            Status::Undefined(
+                "mixed-size data race on x between 4:2 and 4:25 (8.7.2: partially overlapping, not ordered by causality)"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn ordered_partial_overlap_reads_the_right_bytes() {
+        let r = both(
+            "PTX t\n{ x=0x04030201; }\n P0@cta 0,gpu 0 ;\n st.global.u16 [x+2], 0x0605 ;\n ld.global.u32 %r0, [x] ;\n ld.global.u8 %r1, [x+3] ;\nforall (0:r0 == 0x06050201 /\\ 0:r1 == 6 /\\ x == 0x06050201)",
+        );
+        assert_eq!(r.status, Status::Ok);
+        assert!(r.condition_holds, "{:?}", r.states);
+    }
+
+    #[test]
+    fn reads_only_never_race() {
+        let r = both(&format!(
+            "{HEAD} ld.global.u32 %r1, [x] | ld.global.u16 %r0, [x+2] ;\nforall (1:r0 == 0x0403 /\\ 0:r1 == 0x04030201)"
+        ));
+        assert_eq!(r.status, Status::Ok);
+        assert!(r.condition_holds);
+    }
+
+    #[test]
+    fn what_cannot_be_split_is_unsupported() {
+        for (code, what) in [
+            (
+                "atom.global.add.u32 %r0, [x], 1 | ld.global.u16 %r1, [x]",
+                "atomic `Add`",
+            ),
+            (
+                "st.global.release.gpu.u32 [x], 1 | ld.global.u16 %r1, [x]",
+                "release/acquire",
+            ),
+            (
+                "st.mmio.relaxed.sys.global.u32 [x], 1 | ld.global.u16 %r1, [x]",
+                "`.mmio`",
+            ),
+            (
+                "st.global.u32 [x], 1 | ld.weak %r1, x",
+                "mixed-size accesses to x",
+            ),
+        ] {
+            let t = ptxmc_frontend::parse(&format!("{HEAD} {code} ;\nexists (1:r1 == 0)"))
+                .expect("parses");
+            let m = prepare(&t).err().unwrap_or_default();
+            assert!(m.contains(what), "{code}: {m}");
+        }
+    }
+
+    #[test]
+    fn multimem_access_is_undefined() {
+        let r = both(
+            "PTX t\n{ mc @ multimem; }\n P0@cta 0,gpu 0 ;\n ld.global.u32 %r0, [mc] ;\nexists (0:r0 == 0)",
+        );
+        assert_eq!(
+            r.status,
+            Status::Undefined(
+                "non-multimem access to the multimem address mc at 4:2 (8.2.3)".into()
+            )
+        );
+    }
 
     #[test]
     fn granules_cut_at_every_boundary() {
         assert_eq!(granules(&[(0, 4), (2, 4)]), vec![(0, 2), (2, 4)]);
         assert_eq!(granules(&[(0, 4), (4, 8)]), vec![(0, 4), (4, 8)]);
-        assert_eq!(granules(&[(0, 8), (2, 6), (4, 8)]), vec![(0, 2), (2, 4), (4, 6), (6, 8)]);
+        assert_eq!(
+            granules(&[(0, 8), (2, 6), (4, 8)]),
+            vec![(0, 2), (2, 4), (4, 6), (6, 8)]
+        );
         assert_eq!(granules(&[(0, 1), (4, 5)]), vec![(0, 1), (4, 5)]);
     }
 

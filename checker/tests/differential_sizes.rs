@@ -88,7 +88,11 @@ fn instruction(rng: &mut Rng, t: usize, regs: &mut usize, multimem: bool) -> Vec
         }
         53..=60 => {
             let off = 4 * rng.below(2);
-            let a = if off == 0 { "[x]".into() } else { format!("[x+{off}]") };
+            let a = if off == 0 {
+                "[x]".into()
+            } else {
+                format!("[x+{off}]")
+            };
             let sem = rng.pick(&["", ".volatile", ".relaxed.gpu"]);
             if rng.chance(50) {
                 vec![format!("st.global{sem}.v2.u16 {a}, {{1, {}}}", t + 2)]
@@ -159,20 +163,29 @@ fn generate(seed: u64) -> String {
         match rng.below(4) {
             0 => init.push(format!(
                 "stream S0 = {}",
-                (0..n).map(|t| format!("K{t}")).collect::<Vec<_>>().join(", ")
+                (0..n)
+                    .map(|t| format!("K{t}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
             1 => {
                 init.push("stream S0 = K0, record E".into());
                 init.push(format!(
                     "stream S1 = wait E, {}",
-                    (1..n).map(|t| format!("K{t}")).collect::<Vec<_>>().join(", ")
+                    (1..n)
+                        .map(|t| format!("K{t}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             2 => {
                 init.push("stream S0 = record E, K0".into());
                 init.push(format!(
                     "stream S1 = wait E, {}",
-                    (1..n).map(|t| format!("K{t}")).collect::<Vec<_>>().join(", ")
+                    (1..n)
+                        .map(|t| format!("K{t}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             _ => {
@@ -251,7 +264,11 @@ fn differences(b: &Report, d: &Report) -> Vec<String> {
         return diffs;
     }
     let pairs = [
-        ("states", format!("{:?}", b.states), format!("{:?}", d.states)),
+        (
+            "states",
+            format!("{:?}", b.states),
+            format!("{:?}", d.states),
+        ),
         (
             "counts",
             format!("{} {}", b.positive, b.negative),
@@ -340,11 +357,7 @@ fn random_sized_programs_agree() {
             Ok(s) => *tally.entry(s).or_default() += 1,
             Err(e) => {
                 *tally.entry("DIVERGE").or_default() += 1;
-                failures.push(format!(
-                    "seed {}:\n  {e}\n{}",
-                    seed + *i as u64,
-                    texts[*i]
-                ));
+                failures.push(format!("seed {}:\n  {e}\n{}", seed + *i as u64, texts[*i]));
             }
         }
     }
@@ -363,7 +376,13 @@ fn random_sized_programs_agree() {
     }
     assert!(failures.is_empty(), "{} programs diverge", failures.len());
     // The generator must reach the new verdicts, not only refusals.
-    assert!(tally.get("undefined").copied().unwrap_or(0) > 0, "{tally:?}");
+    assert!(
+        tally.get("undefined").copied().unwrap_or(0) > 0,
+        "{tally:?}"
+    );
     assert!(tally.get("ok").copied().unwrap_or(0) > n / 4, "{tally:?}");
-    assert!(tally.get("limit").copied().unwrap_or(0) <= n / 20, "{tally:?}");
+    assert!(
+        tally.get("limit").copied().unwrap_or(0) <= n / 20,
+        "{tally:?}"
+    );
 }

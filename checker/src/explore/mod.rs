@@ -96,18 +96,10 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
     let (api, prepared) = match prepared {
         Ok(p) => p,
         Err(msg) => {
-            return Outcomes::new(test).into_report(
-                test,
-                Status::Unsupported(msg),
-                start.elapsed(),
-            )
+            return Outcomes::new(test).into_report(test, Status::Unsupported(msg), start.elapsed())
         }
     };
-    let run = prepared
-        .test
-        .as_ref()
-        .or(api.as_ref())
-        .unwrap_or(test);
+    let run = prepared.test.as_ref().or(api.as_ref()).unwrap_or(test);
     let mut out = Outcomes::new(run);
     // A witness names the events of the test it comes from: only the original one.
     out.want_witness(opts.witness && prepared.test.is_none() && api.is_none());

@@ -382,7 +382,10 @@ fn byte_offsets_and_multimem_addresses() {
     assert_eq!(addrs, [AddrId(2), AddrId(2), AddrId(1)]);
     // The printer writes `[x+3]` back and declares `m`.
     let printed = crate::print(&t);
-    assert!(printed.contains("[x+3]") && printed.contains("m @ multimem;"), "{printed}");
+    assert!(
+        printed.contains("[x+3]") && printed.contains("m @ multimem;"),
+        "{printed}"
+    );
     assert_eq!(parse(&printed).expect("reparses").addresses, t.addresses);
 }
 

@@ -42,7 +42,11 @@ pub(crate) fn print(t: &Test) -> String {
         };
     }
     for k in &t.api.kernels {
-        let threads: Vec<String> = k.threads.iter().map(|t| format!("P{}", t.index())).collect();
+        let threads: Vec<String> = k
+            .threads
+            .iter()
+            .map(|t| format!("P{}", t.index()))
+            .collect();
         let _ = writeln!(out, "kernel {} = {};", k.name, threads.join(", "));
     }
     for s in &t.api.streams {
