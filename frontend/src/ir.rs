@@ -618,12 +618,11 @@ impl Api {
             }
         }
         for k in 0..n {
-            for a in 0..n {
-                if reach[a][k] {
-                    for b in 0..n {
-                        if reach[k][b] {
-                            reach[a][b] = true;
-                        }
+            let via = reach[k].clone();
+            for row in reach.iter_mut() {
+                if row[k] {
+                    for (cell, &v) in row.iter_mut().zip(&via) {
+                        *cell |= v;
                     }
                 }
             }
@@ -633,9 +632,9 @@ impl Api {
             _ => None,
         };
         let mut out = Vec::new();
-        for a in 0..n {
-            for b in 0..n {
-                if let (true, Some(ka), Some(kb)) = (reach[a][b], kernel_at(a), kernel_at(b)) {
+        for (a, row) in reach.iter().enumerate() {
+            for (b, &r) in row.iter().enumerate() {
+                if let (true, Some(ka), Some(kb)) = (r, kernel_at(a), kernel_at(b)) {
                     if ka != kb && !out.contains(&(ka, kb)) {
                         out.push((ka, kb));
                     }
