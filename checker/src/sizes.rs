@@ -458,6 +458,9 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
                 if p >= n_phys {
                     continue;
                 }
+                if x.untyped && x.start != 0 {
+                    return Err(format!("address offset on an untyped access at {}", s.span));
+                }
                 let key = (x.untyped, x.start, x.end - x.start);
                 match first_kind[p] {
                     None => first_kind[p] = Some(key),
