@@ -385,8 +385,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ptxmc-undef-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let csv = dir.join("e.csv");
-        std::fs::write(&csv, "// c\nsizes/a.litmus,undefined\nsizes/b.litmus,undefined\n")
-            .expect("write");
+        std::fs::write(
+            &csv,
+            "// c\nsizes/a.litmus,undefined\nsizes/b.litmus,undefined\n",
+        )
+        .expect("write");
         let rows = expect::read_csv(&csv).expect("reads");
         assert!(rows.iter().all(|r| r.undefined));
         let records = [
