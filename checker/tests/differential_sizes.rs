@@ -1,7 +1,8 @@
 //! Differential testing of the explorers on random programs with the
 //! constructs of issue 7 part B: byte-addressed accesses of mixed sizes
 //! (`.u16` to `.u64`, `[x+N]`, `.v2` vectors, 8.2, 8.2.4), mixed-size data
-//! races (8.7.2, status `undefined`), multimem addresses (8.2.3), kernels and
+//! races (8.7.2, status `undefined`), multimem addresses and `multimem.st`/
+//! `red`/`ld_reduce` (8.2.3), kernels and
 //! streams (8.9.4, API synchronization), `.volatile` and `.mmio` (8.4).
 //!
 //! Every generated program is checked by DPOR and by the reference
@@ -139,7 +140,18 @@ fn instruction(rng: &mut Rng, t: usize, regs: &mut usize, multimem: bool) -> Vec
         }
         _ if multimem => {
             let r = reg(regs);
-            vec![format!("ld.global.u32 {r}, [m]")]
+            match rng.below(5) {
+                0 => vec![format!("ld.global.u32 {r}, [m]")],
+                1 => vec![format!(
+                    "multimem.st.relaxed.sys.global.u32 [mm], {}",
+                    t + 1
+                )],
+                2 => vec!["multimem.red.relaxed.gpu.global.add.u32 [mm], 1".into()],
+                3 => vec![format!(
+                    "multimem.ld_reduce.relaxed.sys.global.max.u32 {r}, [mm]"
+                )],
+                _ => vec![format!("ld.global.relaxed.sys.u32 {r}, [w]")],
+            }
         }
         _ => vec!["st.global.relaxed.sys.u32 [y], 2".into()],
     }
@@ -149,11 +161,14 @@ fn instruction(rng: &mut Rng, t: usize, regs: &mut usize, multimem: bool) -> Vec
 fn generate(seed: u64) -> String {
     let mut rng = Rng::new(seed);
     let n = rng.range(2, 3);
-    let multimem = rng.chance(10);
+    let multimem = rng.chance(15);
     let mut init = vec![format!("x={}", rng.pick(&[0i64, 0, 0x0102_0304]))];
     init.push("y=0".into());
     if multimem {
         init.push("m @ multimem".into());
+        init.push("z=0".into());
+        init.push("w=0".into());
+        init.push("mm @ multimem z, w".into());
     }
     if rng.chance(30) {
         // Kernels: each thread in its own kernel, streams with events.
@@ -363,10 +378,11 @@ fn random_sized_programs_agree() {
     }
     let uses = |pat: &str| texts.iter().filter(|t| t.contains(pat)).count();
     println!(
-        "sizes: {n} programs: {tally:?}; with [x+N] {}, .v2 {}, multimem {}, kernels {}, volatile {}, mmio {}",
+        "sizes: {n} programs: {tally:?}; with [x+N] {}, .v2 {}, multimem {} (instructions {}), kernels {}, volatile {}, mmio {}",
         uses("[x+"),
         uses(".v2."),
         uses("multimem"),
+        uses("multimem."),
         uses("kernel"),
         uses(".volatile"),
         uses(".mmio")

@@ -58,6 +58,8 @@ pub(super) struct Builder {
     /// The thread numbers each kernel names, with where, checked once the
     /// thread header row is known.
     pub pending_kernel_threads: Vec<Vec<(u64, Span)>>,
+    /// The locations each multimem address points to (`mc @ multimem x, y;`).
+    pub multimem_members: Vec<(AddrId, Vec<AddrId>)>,
 }
 
 impl Builder {
@@ -183,6 +185,16 @@ impl Builder {
         self.addresses[a.index()].kind = AddrKind::Multimem;
         self.n_declared = self.addrs.len();
         Ok(())
+    }
+
+    /// The address named `name`, if it exists (nothing is created).
+    pub fn addr_lookup(&self, name: &str) -> Option<AddrId> {
+        self.addrs.get(name)
+    }
+
+    /// How the address `a` was declared.
+    pub fn address_kind(&self, a: AddrId) -> Option<AddrKind> {
+        self.addresses.get(a.index()).map(|ad| ad.kind)
     }
 
     /// Whether `name` was declared in the initial state.

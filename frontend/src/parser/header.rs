@@ -142,7 +142,8 @@ impl<'s> Parser<'s> {
                 self.bump();
                 if self.at_word("multimem") {
                     self.bump();
-                    return self.b.declare_multimem(name, first.span);
+                    self.b.declare_multimem(name, first.span)?;
+                    return self.multimem_members(name);
                 }
                 let (word, wspan) =
                     self.ident("a proxy (`generic`, `surface`, `texture` or `constant`)")?;

@@ -68,6 +68,9 @@ impl<'s> Parser<'s> {
         }
         let text = self.text(first);
         self.bump();
+        if self.multimem_instruction(t, text, first.span)? {
+            return Ok(());
+        }
         let shape = opcode::classify(text).map_err(|k| ParseError::new(k, first.span))?;
         if let Shape::Unsupported(construct) = shape {
             self.skip_raw()?;

@@ -6,6 +6,7 @@ mod builder;
 mod condition;
 mod header;
 mod instr;
+mod multimem;
 mod opcode;
 mod operand;
 mod threads;
