@@ -197,6 +197,10 @@ pub fn explain(test: &Test, outcome: &Prop, opts: &Options) -> Explanation {
         ex.status = Status::Unsupported(msg);
         return ex;
     }
+    if let Some(msg) = crate::explore::rewritten(test) {
+        ex.status = Status::Unsupported(msg);
+        return ex;
+    }
     let mut keys: Vec<Vec<(Axiom, Vec<Pos>)>> = Vec::new();
     let mut budget = Budget::new(opts, Instant::now());
     let mut visit = |v: Visit<'_>| -> Result<(), Status> {

@@ -232,6 +232,11 @@ pub(crate) fn finish(
         out.stats.pruned += 1;
         return Finish::Inconsistent;
     };
+    if !out.sizes_accept(&exec, &rel) {
+        out.stats.pruned += 1;
+        return Finish::Inconsistent;
+    }
+    out.check_undefined(&exec, &rel);
     if endings.iter().all(|e| *e == Ending::Done) {
         let mut recheck = |m: &BitMatrix| {
             let mut e = exec.clone();

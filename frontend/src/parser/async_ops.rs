@@ -86,8 +86,9 @@ impl<'s> Parser<'s> {
         macro_rules! addr {
             ($op:expr) => {
                 match c.addr($op)? {
-                    Some(a) => self.b.addr(a),
-                    None => return Ok(Lowered::Unsupported("address offset".into())),
+                    // Offsets in asynchronous operands are not modelled.
+                    Some((a, 0)) => self.b.addr(a),
+                    _ => return Ok(Lowered::Unsupported("address offset".into())),
                 }
             };
         }

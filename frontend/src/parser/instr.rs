@@ -72,6 +72,9 @@ impl<'s> Parser<'s> {
         }
         let text = self.text(first);
         self.bump();
+        if self.multimem_instruction(t, text, first.span)? {
+            return Ok(());
+        }
         let shape = opcode::classify(text).map_err(|k| ParseError::new(k, first.span))?;
         if let Shape::Unsupported(construct) = shape {
             self.skip_raw()?;
@@ -158,7 +161,7 @@ impl<'s> Parser<'s> {
                     space,
                     access,
                     dst,
-                    addr: self.b.addr(addr),
+                    addr: self.b.addr_at(addr.0, addr.1),
                 }
             }
             Shape::Store {
@@ -173,7 +176,7 @@ impl<'s> Parser<'s> {
                     return Ok(Lowered::Unsupported("address offset".into()));
                 };
                 let src = c.values("source", v, access.vector)?;
-                let addr = self.b.addr(addr);
+                let addr = self.b.addr_at(addr.0, addr.1);
                 let src = src.into_iter().map(|v| self.val(t, v)).collect();
                 Instr::Store {
                     sem,
@@ -224,7 +227,7 @@ impl<'s> Parser<'s> {
                     .map(|o| c.value("swap operand", o))
                     .transpose()?;
                 let dst = dst.map(|d| self.b.reg(t, d));
-                let addr = self.b.addr(addr);
+                let addr = self.b.addr_at(addr.0, addr.1);
                 let a = self.val(t, a);
                 let b = b.map(|b| self.val(t, b));
                 Instr::Rmw {
@@ -468,15 +471,15 @@ impl Check<'_> {
         }
     }
 
-    /// A location `x` or `[x]`; `None` for `[x+N]` (unsupported).
-    pub(super) fn addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<&'s str>> {
-        let name = match op.kind {
-            OpKind::Name(n)
-            | OpKind::Addr {
-                name: n,
-                offset: false,
-            } => n,
-            OpKind::Addr { offset: true, .. } => return Ok(None),
+    /// A location `x`, `[x]` or `[x+N]` with its byte offset `N`; `None` for
+    /// a negative offset or one of 2^20 bytes or more (unsupported).
+    pub(super) fn addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<(&'s str, u32)>> {
+        let (name, offset) = match op.kind {
+            OpKind::Name(n) => (n, 0),
+            OpKind::Addr { name, offset } => match u32::try_from(offset) {
+                Ok(o) if o < 1 << 20 => (name, o),
+                _ => return Ok(None),
+            },
             _ => return Err(self.bad("address", "a location `x` or `[x]`", op)),
         };
         if name.starts_with('%') {
@@ -485,7 +488,7 @@ impl Check<'_> {
                 op.span,
             ));
         }
-        Ok(Some(name))
+        Ok(Some((name, offset)))
     }
 
     pub(super) fn label<'s>(&self, op: &Operand<'s>) -> PResult<(&'s str, Span)> {

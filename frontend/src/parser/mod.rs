@@ -2,10 +2,12 @@
 //! condition, lowered straight to the IR (no intermediate AST survives a cell).
 
 mod async_ops;
+mod api;
 mod builder;
 mod condition;
 mod header;
 mod instr;
+mod multimem;
 mod opcode;
 mod operand;
 mod threads;

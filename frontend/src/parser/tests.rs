@@ -326,7 +326,7 @@ fn condition_finds_percent_registers() {
 
 #[test]
 fn unsupported_constructs_are_listed() {
-    let t = one("bar.red.popc.u32 %r1, 0, %p1\n@%p1 st.weak x, 1\nst.weak [x+4], 1\nmbarrier.arrive_drop.shared.b64 _, [bar]");
+    let t = one("bar.red.popc.u32 %r1, 0, %p1\n@%p1 st.weak x, 1\nst.weak [x-4], 1\nmbarrier.arrive_drop.shared.b64 _, [bar]");
     let names: Vec<(&str, u32)> = t
         .unsupported
         .iter()
@@ -351,11 +351,42 @@ fn unsupported_constructs_are_listed() {
     );
     assert_eq!(
         t.threads[0].code[2].instr,
-        Instr::Unsupported("st.weak [x + 4], 1".into())
+        Instr::Unsupported("st.weak [x -4], 1".into())
     );
     // Nothing of an unsupported instruction is interned.
     assert_eq!(t.symbols.addrs, ["x"]);
     assert!(t.symbols.regs[0].is_empty());
+}
+
+#[test]
+fn byte_offsets_and_multimem_addresses() {
+    let t = parse(
+        "PTX o { x = 5; m @ multimem; }\n P0@cta 0,gpu 0 ;\n st.global.u8 [x+3], 1 ;\n ld.global.u16 %r0, [x+3] ;\n ld.global.u32 %r1, [m] ;\n exists (x == 5)",
+    )
+    .expect("parses");
+    assert!(t.unsupported.is_empty());
+    assert_eq!(t.symbols.addrs, ["x", "m", "x+3"]);
+    assert_eq!(t.addresses[1].kind, AddrKind::Multimem);
+    assert_eq!(t.addresses[2].kind, AddrKind::Offset(AddrId(0), 3));
+    assert_eq!(t.addresses[2].phys, t.addresses[0].phys);
+    assert_eq!(t.addresses[2].vaddr, t.addresses[0].vaddr);
+    // Both instructions name the same interned `x+3`.
+    let addrs: Vec<AddrId> = t.threads[0]
+        .code
+        .iter()
+        .filter_map(|s| match s.instr {
+            Instr::Store { addr, .. } | Instr::Load { addr, .. } => Some(addr),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(addrs, [AddrId(2), AddrId(2), AddrId(1)]);
+    // The printer writes `[x+3]` back and declares `m`.
+    let printed = crate::print(&t);
+    assert!(
+        printed.contains("[x+3]") && printed.contains("m @ multimem;"),
+        "{printed}"
+    );
+    assert_eq!(parse(&printed).expect("reparses").addresses, t.addresses);
 }
 
 #[test]

@@ -117,7 +117,13 @@ impl Ctx<'_> {
 
     pub(super) fn addr(&self, a: crate::ir::AddrId) -> String {
         let name = super::addr(self.t, a);
-        if self.ptx {
+        let offset = self
+            .t
+            .addresses
+            .get(a.index())
+            .is_some_and(|ad| matches!(ad.kind, crate::ir::AddrKind::Offset(..)));
+        // `[x+N]` needs its brackets in the dialect too.
+        if self.ptx || offset {
             format!("[{name}]")
         } else {
             name

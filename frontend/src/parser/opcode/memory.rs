@@ -189,6 +189,26 @@ fn plain_sem(
     }
 }
 
+/// 8.4.1 and the `ld`/`st` syntax: an mmio access is written
+/// `{ld,st}.mmio.relaxed.sys{.global}.type`, on global memory, scalar.
+fn mmio_form(
+    m: &Mnemonic<'_>,
+    sem: Sem,
+    space: StateSpace,
+    access: Access,
+) -> Result<(), ParseErrorKind> {
+    if sem != Sem::Mmio {
+        return Ok(());
+    }
+    if space != StateSpace::Global {
+        return Err(m.bad("`.mmio` accesses the `.global` state space only"));
+    }
+    if access.vector != 1 {
+        return Err(m.bad("`.mmio` takes no vector type (`.v2`, `.v4`)"));
+    }
+    Ok(())
+}
+
 fn no_op(m: &Mnemonic<'_>, mm: &MemMods<'_>) -> Result<(), ParseErrorKind> {
     match mm.op {
         Some((w, _)) => Err(m.bad(format!("`.{w}` is an operation of `atom` and `red`"))),
@@ -204,6 +224,7 @@ fn load(
 ) -> Result<Shape, ParseErrorKind> {
     no_op(m, mm)?;
     let (sem, scope) = plain_sem(m, mm, SemWord::Acquire)?;
+    mmio_form(m, sem, space, access)?;
     Ok(Shape::Load {
         sem,
         scope,
@@ -228,6 +249,7 @@ fn store(
         return Err(m.bad("`.nc` is for loads only"));
     }
     let (sem, scope) = plain_sem(m, mm, SemWord::Release)?;
+    mmio_form(m, sem, space, access)?;
     Ok(Shape::Store {
         sem,
         scope,
