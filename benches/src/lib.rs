@@ -110,6 +110,7 @@ fn event(
         addr_deps: Default::default(),
         data_deps: Default::default(),
         ctrl_deps: Default::default(),
+        async_order: Default::default(),
     }
 }
 

@@ -105,6 +105,85 @@ pub struct Event {
     pub data_deps: SmallVec<[EventId; 2]>,
     /// Reads that decided a branch before this event (8.10.4).
     pub ctrl_deps: SmallVec<[EventId; 2]>,
+    /// The asynchronous operation performing the event, and those it waited
+    /// for (8.9.1.1); the default for events of ordinary instructions.
+    pub async_order: AsyncOrder,
+}
+
+/// The kinds of asynchronous operations, each completed in its own way (8.9.1.1).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AsyncGroup {
+    /// `cp.async`: completed by `cp.async.wait_group` / `wait_all`.
+    CpAsync,
+    /// `cp.async.bulk` / `cp.reduce.async.bulk`: completed by `cp.async.bulk.wait_group`.
+    Bulk,
+    /// `st.async`, and the arrive-on of `cp.async.mbarrier.arrive`: completed
+    /// only through their mbarrier.
+    Other,
+}
+
+/// What an asynchronous event is ordered after among the earlier
+/// instructions of its thread (8.9.1.1), besides the earlier events of its
+/// own operation.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AsyncAfter {
+    /// Every earlier instruction ("ordered after prior instructions in the same thread").
+    All,
+    /// Only earlier `fence.proxy.async` fences (the accesses of `.async.bulk`
+    /// operations; see `docs/model-notes.md`).
+    ProxyAsyncFences,
+    /// No earlier instruction (the implicit complete-tx, the arrive-on of
+    /// `cp.async.mbarrier.arrive`).
+    Nothing,
+}
+
+/// The asynchronous operation an event belongs to.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct AsyncOp {
+    /// Its kind.
+    pub group: AsyncGroup,
+    /// Its number among the operations of that kind of its thread, in issue order.
+    pub id: u32,
+    /// What it is ordered after.
+    pub after: AsyncAfter,
+    /// The event belongs to the implicit mbarrier complete-tx of the operation.
+    pub complete_tx: bool,
+}
+
+/// How an event is ordered with the asynchronous operations of its thread (8.9.1.1).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct AsyncOrder {
+    /// The asynchronous operation performing the event, if any.
+    pub op: Option<AsyncOp>,
+    /// How many `cp.async` (index 0) and bulk (index 1) operations of the
+    /// thread, counted in issue order from the first, are complete before the
+    /// event (waited for by `wait_group` / `wait_all`, or ordered before a
+    /// `cp.async.mbarrier.arrive`).
+    pub awaited: [u32; 2],
+}
+
+impl AsyncOrder {
+    /// Whether `b`, issued after `a` by the same thread, is ordered after `a`
+    /// (8.9.1.1). `a_is_proxy_async_fence` says whether `a` is a `fence.proxy.async`.
+    pub fn ordered(a: &AsyncOrder, a_is_proxy_async_fence: bool, b: &AsyncOrder) -> bool {
+        match (a.op, b.op) {
+            (None, None) => true,
+            (None, Some(ob)) => match ob.after {
+                AsyncAfter::All => true,
+                AsyncAfter::ProxyAsyncFences => a_is_proxy_async_fence,
+                AsyncAfter::Nothing => false,
+            },
+            (Some(oa), ob) => {
+                let same_op = ob.is_some_and(|ob| ob.group == oa.group && ob.id == oa.id);
+                let waited = match oa.group {
+                    AsyncGroup::CpAsync => oa.id < b.awaited[0],
+                    AsyncGroup::Bulk => oa.id < b.awaited[1],
+                    AsyncGroup::Other => false,
+                };
+                same_op || waited
+            }
+        }
+    }
 }
 
 impl Event {
@@ -130,6 +209,24 @@ impl Event {
     /// Whether this is a memory operation (read or write).
     pub fn is_memory(&self) -> bool {
         self.is_read() || self.is_write()
+    }
+    /// Whether the event is performed by an asynchronous operation (8.9.1.1).
+    pub fn is_async(&self) -> bool {
+        self.async_order.op.is_some()
+    }
+    /// Whether this is a `fence.proxy.async`.
+    pub fn is_proxy_async_fence(&self) -> bool {
+        matches!(self.kind, EventKind::Fence(FenceKind::ProxyAsync))
+    }
+    /// Whether `later`, an event of the same thread after `self`, is ordered
+    /// after `self` in program order (8.9.1, with 8.9.1.1 for asynchronous
+    /// operations).
+    pub fn po_before(&self, later: &Event) -> bool {
+        AsyncOrder::ordered(
+            &self.async_order,
+            self.is_proxy_async_fence(),
+            &later.async_order,
+        )
     }
     /// Whether this is a `fence.sc`.
     pub fn is_fence_sc(&self) -> bool {

@@ -197,6 +197,10 @@ pub fn explain(test: &Test, outcome: &Prop, opts: &Options) -> Explanation {
         ex.status = Status::Unsupported(msg);
         return ex;
     }
+    if let Some(msg) = crate::explore::rewritten(test) {
+        ex.status = Status::Unsupported(msg);
+        return ex;
+    }
     let mut keys: Vec<Vec<(Axiom, Vec<Pos>)>> = Vec::new();
     let mut budget = Budget::new(opts, Instant::now());
     let mut visit = |v: Visit<'_>| -> Result<(), Status> {
@@ -447,7 +451,10 @@ impl<'e> Rels<'e> {
         for th in &exec.threads {
             for (i, &a) in th.iter().enumerate() {
                 for &b in &th[i + 1..] {
-                    po.insert(a, b);
+                    // Program order as the model reads it (8.9.1, 8.9.1.1).
+                    if exec.event(a).po_before(exec.event(b)) {
+                        po.insert(a, b);
+                    }
                 }
                 if let Some(&b) = th.get(i + 1) {
                     let (ea, eb) = (exec.event(a), exec.event(b));
@@ -456,6 +463,9 @@ impl<'e> Rels<'e> {
                     }
                 }
             }
+        }
+        if exec.events.iter().any(|e| e.is_async()) {
+            po.close_transitively();
         }
         let derived = derive.then(|| {
             let o = Orders::new(exec);

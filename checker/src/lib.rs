@@ -9,6 +9,7 @@
 //! why an outcome is forbidden (the axiom and its witness cycle), or which
 //! execution allows it.
 
+mod api;
 pub mod event;
 pub mod execution;
 pub mod explain;
@@ -17,6 +18,7 @@ pub mod interp;
 pub mod model;
 pub mod relation;
 pub mod report;
+mod sizes;
 
 pub use explain::{explain, Explanation};
 pub use explore::check;

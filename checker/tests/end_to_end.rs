@@ -165,7 +165,8 @@ fn vector_accesses_are_split() {
                st.relaxed.gpu.global.v2.u32 [x], {1, 2}; | ld.relaxed.gpu.global.v2.u32 {%r0, %r1}, [x]; ;\n\
                exists (P1:r0 == 2 /\\ P1:r1 == 1)\n";
     let r = run(src);
-    // Both elements go to x: reading 2 then 1 would break coherence.
+    // Element k is bytes 4k..4k+4 of x (8.2.4): the load's first element never reads
+    // the store's second one.
     assert!(!r.condition_holds, "{r:?}");
 }
 
@@ -173,6 +174,16 @@ fn vector_accesses_are_split() {
 fn unsupported_input_is_reported() {
     let src = "PTX mixed\n{\nx=0;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
                ld.global.u32 %r0, [x]; | st.global.u64 [x], 1; ;\n\
+               exists (P0:r0 == 1)\n";
+    // A u32 load racing with a u64 store of the same bytes: a mixed-size data race (8.7.2).
+    let r = run_with(src, &opts());
+    match &r.status {
+        Status::Undefined(m) => assert!(m.starts_with("mixed-size data race on x"), "{m}"),
+        s => panic!("{s:?}"),
+    }
+    // A dialect (untyped) access next to a typed one has no width to compare.
+    let src = "PTX mixed\n{\nx=0;\n}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+               ld.global.u32 %r0, [x]; | st.weak x, 1; ;\n\
                exists (P0:r0 == 1)\n";
     let r = run_with(src, &opts());
     match &r.status {

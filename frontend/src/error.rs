@@ -294,6 +294,9 @@ pub enum ParseErrorKind {
     /// Tokens after the final condition.
     #[error("unexpected {0} after the final condition")]
     TrailingInput(String),
+    /// A `kernel` or `stream` declaration that does not fit the test (8.9.4).
+    #[error("{0}")]
+    BadApi(String),
     /// A `%name` (a register) where a location is needed.
     #[error("`{0}` is a register, not a memory location")]
     RegisterAsLocation(String),

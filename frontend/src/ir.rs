@@ -199,6 +199,9 @@ pub enum RmwOp {
     Exch,
     /// `.cas`: compare (first operand) and swap (second operand).
     Cas,
+    /// An mbarrier state update (no PTX `atom` spelling): the first operand
+    /// arrivals, the second a transaction-count change ([`mbarrier::update`]).
+    Mbarrier,
 }
 
 /// Fence kinds (8.8, 8.9.3, 8.6).
@@ -290,6 +293,10 @@ pub enum BinOp {
     Min,
     /// `max`
     Max,
+    /// `mbarrier.test_wait.parity`'s result ([`mbarrier::parity_done`]; no PTX spelling).
+    MbarrierParityDone,
+    /// `mbarrier.test_wait`'s result with a state ([`mbarrier::state_done`]; no PTX spelling).
+    MbarrierStateDone,
 }
 
 /// Comparison of a conditional branch or of a `setp`.
@@ -454,6 +461,8 @@ pub enum Instr {
         /// Target.
         target: LabelId,
     },
+    /// An asynchronous operation or an `mbarrier` instruction (8.9.1.1).
+    Async(AsyncInstr),
     /// A construct that parses but that the checker does not support; the test
     /// is reported as unsupported (see [`Test::unsupported`]).
     Unsupported(String),
@@ -512,6 +521,15 @@ pub enum AddrKind {
     GenericAlias(AddrId),
     /// `t @ texture aliases x`: `x`'s address seen through another proxy.
     ProxyAlias(Proxy, AddrId),
+    /// `[x+N]` in an instruction: the address `N` bytes after the address
+    /// `x` (8.2: memory is a sequence of bytes). It shares `x`'s physical
+    /// location id and virtual address id; the byte offset tells the parts
+    /// apart (the checker's `sizes` module splits the location into bytes).
+    Offset(AddrId, u32),
+    /// `m @ multimem` in the initial state: a multimem address (8.2.3), a
+    /// location of its own that only `multimem.*` operations may access; any
+    /// other access makes the behaviour undefined.
+    Multimem,
 }
 
 /// A declared address name.
@@ -523,6 +541,118 @@ pub struct Address {
     pub phys: PhysId,
     /// The virtual address it denotes.
     pub vaddr: VAddrId,
+}
+
+/// A task enqueued in a CUDA stream (8.9.4, API synchronization).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Task {
+    /// A kernel launch: index into [`Api::kernels`].
+    Kernel(usize),
+    /// `record E`: recording the CUDA event `E` (by name).
+    Record(String),
+    /// `wait E`: waiting on the CUDA event `E` (by name).
+    Wait(String),
+}
+
+/// A kernel: `kernel K = P0, P1;` in the initial state.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Kernel {
+    /// Its name.
+    pub name: String,
+    /// Its threads.
+    pub threads: Vec<ThreadId>,
+}
+
+/// A stream: `stream S = K0, record E, K1;` in the initial state; tasks in
+/// the order they are enqueued.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Stream {
+    /// Its name.
+    pub name: String,
+    /// Its tasks, in order.
+    pub tasks: Vec<Task>,
+}
+
+/// The CUDA API synchronization of a test (8.9.4): which threads form which
+/// kernel and how kernels are enqueued in streams. Empty in a test that
+/// declares no kernel: all threads then run in one kernel.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Api {
+    /// The kernels.
+    pub kernels: Vec<Kernel>,
+    /// The streams.
+    pub streams: Vec<Stream>,
+}
+
+impl Api {
+    /// Pairs `(a, b)` of kernels such that the end of `a` precedes the start
+    /// of `b` through API synchronization (8.9.4 API items 1 and 2): the next
+    /// task of the same stream, and from a `record E` task to the `wait E`
+    /// tasks of other streams enqueued after it (streams are enqueued in
+    /// declaration order), transitively closed.
+    pub fn kernel_order(&self) -> Vec<(usize, usize)> {
+        // Nodes: (stream, task index); edges: stream order and record -> wait.
+        let nodes: Vec<(usize, usize)> = self
+            .streams
+            .iter()
+            .enumerate()
+            .flat_map(|(s, st)| (0..st.tasks.len()).map(move |i| (s, i)))
+            .collect();
+        let id = |s: usize, i: usize| nodes.iter().position(|&n| n == (s, i));
+        let n = nodes.len();
+        let mut reach = vec![vec![false; n]; n];
+        for (s, st) in self.streams.iter().enumerate() {
+            for i in 1..st.tasks.len() {
+                if let (Some(a), Some(b)) = (id(s, i - 1), id(s, i)) {
+                    reach[a][b] = true;
+                }
+            }
+            for (i, t) in st.tasks.iter().enumerate() {
+                let Task::Wait(e) = t else { continue };
+                // The most recent record of `e` enqueued before this wait.
+                let mut rec = None;
+                for (s2, st2) in self.streams.iter().enumerate() {
+                    for (j, t2) in st2.tasks.iter().enumerate() {
+                        let before = s2 < s || (s2 == s && j < i);
+                        if before && *t2 == Task::Record(e.clone()) {
+                            rec = Some((s2, j));
+                        }
+                    }
+                }
+                if let Some((s2, j)) = rec {
+                    if let (Some(a), Some(b)) = (id(s2, j), id(s, i)) {
+                        reach[a][b] = true;
+                    }
+                }
+            }
+        }
+        for k in 0..n {
+            let via = reach[k].clone();
+            for row in reach.iter_mut() {
+                if row[k] {
+                    for (cell, &v) in row.iter_mut().zip(&via) {
+                        *cell |= v;
+                    }
+                }
+            }
+        }
+        let kernel_at = |a: usize| match self.streams[nodes[a].0].tasks[nodes[a].1] {
+            Task::Kernel(k) => Some(k),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        for (a, row) in reach.iter().enumerate() {
+            for (b, &r) in row.iter().enumerate() {
+                if let (true, Some(ka), Some(kb)) = (r, kernel_at(a), kernel_at(b)) {
+                    if ka != kb && !out.contains(&(ka, kb)) {
+                        out.push((ka, kb));
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
 }
 
 /// A term of the final condition.
@@ -642,6 +772,8 @@ pub struct Test {
     pub condition: Condition,
     /// Constructs that parsed but are not supported by the checker.
     pub unsupported: Vec<Unsupported>,
+    /// Kernels and streams (8.9.4, API synchronization); empty by default.
+    pub api: Api,
     /// Names of the interned ids.
     pub symbols: Symbols,
 }
@@ -658,5 +790,228 @@ impl Test {
     /// The name of a register of a thread.
     pub fn reg_name(&self, t: ThreadId, r: RegId) -> &str {
         &self.symbols.regs[t.index()][r.index()]
+    }
+}
+
+/// The asynchronous operations of 8.9.1.1 and the `mbarrier` instructions
+/// that complete them (8.8, 8.9.4). Each variant is one PTX instruction.
+///
+/// An `mbarrier` object is modelled as one memory location whose value packs
+/// the barrier's state ([`mbarrier`] says how): `mbarrier.init` writes it,
+/// arrive-on and the transaction-count updates are atomic read-modify-writes
+/// of it, and `test_wait` / `try_wait` read it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AsyncInstr {
+    /// `cp.async` (`bulk == false`, generic proxy) or `cp.async.bulk` /
+    /// `cp.reduce.async.bulk` (`bulk == true`, async proxy, 8.6): reads `src`
+    /// and writes (or, with `reduce`, reduces into) `dst`, then, with `mbar`,
+    /// performs the implicit complete-tx of `tx` bytes on that mbarrier.
+    Copy {
+        /// A `.async.bulk` operation (async proxy).
+        bulk: bool,
+        /// `.relaxed` (strong) or weak (no qualifier).
+        sem: Sem,
+        /// Scope of a strong copy.
+        scope: Option<Scope>,
+        /// Destination.
+        dst: AddrId,
+        /// Destination state space.
+        dst_space: StateSpace,
+        /// Source.
+        src: AddrId,
+        /// Source state space.
+        src_space: StateSpace,
+        /// The size operand (bytes); the transaction count of the complete-tx.
+        size: i64,
+        /// The mbarrier of `.mbarrier::complete_tx::bytes`.
+        mbar: Option<AddrId>,
+        /// `cp.reduce.async.bulk.OP`: the reduction into `dst`.
+        reduce: Option<RmwOp>,
+    },
+    /// `st.async{.release.scope}.shared::cluster.mbarrier::complete_tx::bytes [a], v, [mbar]`.
+    StAsync {
+        /// `.release` or weak.
+        sem: Sem,
+        /// Scope of `.release`.
+        scope: Option<Scope>,
+        /// Access size.
+        access: Access,
+        /// The address.
+        addr: AddrId,
+        /// The value.
+        src: Operand,
+        /// The mbarrier signalled with complete-tx.
+        mbar: AddrId,
+    },
+    /// `cp.async.commit_group` / `cp.async.bulk.commit_group`.
+    Commit {
+        /// The bulk-group variant.
+        bulk: bool,
+    },
+    /// `cp.async.wait_group N` / `cp.async.wait_all` / `cp.async.bulk.wait_group{.read} N`:
+    /// waits until at most `pending` of the most recent groups are pending.
+    Wait {
+        /// The bulk-group variant.
+        bulk: bool,
+        /// `N`.
+        pending: u32,
+        /// `cp.async.wait_all`: commits first.
+        all: bool,
+        /// `.read`: only the reads of the groups are waited for (bulk).
+        read: bool,
+    },
+    /// `cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [mbar]`.
+    CpAsyncArrive {
+        /// The mbarrier.
+        mbar: AddrId,
+        /// `.noinc`.
+        noinc: bool,
+    },
+    /// `mbarrier.init.shared{::cta}.b64 [mbar], count`.
+    MbarrierInit {
+        /// The mbarrier.
+        mbar: AddrId,
+        /// Expected arrival count.
+        count: i64,
+    },
+    /// `mbarrier.arrive{.expect_tx}`, `mbarrier.expect_tx`, `mbarrier.complete_tx`.
+    MbarrierUpdate {
+        /// Which update.
+        kind: MbarrierUpdate,
+        /// `.release` (the default) or `.relaxed`.
+        sem: Sem,
+        /// Scope (`.cta` by default).
+        scope: Scope,
+        /// `.shared::cta` or `.shared::cluster`.
+        space: StateSpace,
+        /// The state destination of `arrive` (`None` for `_` or no destination).
+        dst: Option<RegId>,
+        /// The mbarrier.
+        mbar: AddrId,
+        /// Arrival count (`arrive`), 0 otherwise.
+        count: i64,
+        /// Transaction bytes (`expect_tx`, `complete_tx`), 0 otherwise.
+        tx: i64,
+    },
+    /// `mbarrier.test_wait` / `mbarrier.try_wait` `{.parity}{.sem.scope}.shared{::cta}.b64 p, [mbar], x`.
+    MbarrierWait {
+        /// `try_wait` (else `test_wait`).
+        try_wait: bool,
+        /// `.acquire` (the default) or `.relaxed`.
+        sem: Sem,
+        /// Scope (`.cta` by default).
+        scope: Scope,
+        /// The predicate written: 1 when the phase completed.
+        dst: RegId,
+        /// The mbarrier.
+        mbar: AddrId,
+        /// `.parity`: `x` is a phase parity; else `x` is a state from `arrive`.
+        parity: bool,
+        /// The parity or state operand.
+        x: Operand,
+    },
+}
+
+/// The updates of an mbarrier object.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum MbarrierUpdate {
+    /// `mbarrier.arrive`.
+    Arrive,
+    /// `mbarrier.arrive.expect_tx`.
+    ArriveExpectTx,
+    /// `mbarrier.expect_tx`.
+    ExpectTx,
+    /// `mbarrier.complete_tx`.
+    CompleteTx,
+}
+
+/// The state of an mbarrier object packed into one 64-bit value (the model of
+/// `mbarrier` as a memory location, see `docs/model-notes.md`): bits 48..64
+/// count completed phases, 32..48 hold the expected arrival count, 16..32 the
+/// pending arrivals of the current phase, and 0..16 the pending transaction
+/// count plus 2^15 (it may go below zero when complete-tx comes first).
+pub mod mbarrier {
+    const TX_BIAS: i64 = 1 << 15;
+    const FIELD: i64 = 0xffff;
+
+    /// The value `mbarrier.init` writes: phase 0, `count` expected and pending.
+    pub fn init(count: i64) -> i64 {
+        let c = count.clamp(0, FIELD);
+        (c << 32) | (c << 16) | TX_BIAS
+    }
+
+    /// Completed phases of a state.
+    pub fn phase(v: i64) -> i64 {
+        (v >> 48) & FIELD
+    }
+
+    /// The state after `arrivals` arrive-on operations and a transaction-count
+    /// change of `tx` (positive: expect-tx; negative: complete-tx). The
+    /// current phase completes when no arrival and no transaction is pending;
+    /// the next phase then expects the init count again. A value that was
+    /// never initialized (expected count 0) is left as it is.
+    pub fn update(v: i64, arrivals: i64, tx: i64) -> i64 {
+        let expected = (v >> 32) & FIELD;
+        if expected == 0 {
+            return v;
+        }
+        let mut phase = phase(v);
+        let mut pending = ((v >> 16) & FIELD) - arrivals;
+        let mut txc = (v & FIELD) - TX_BIAS + tx;
+        if pending <= 0 && txc == 0 {
+            phase = (phase + 1) & FIELD;
+            pending = expected;
+            txc = 0;
+        }
+        let pending = pending.clamp(0, FIELD);
+        let txc = (txc + TX_BIAS).clamp(0, FIELD);
+        (phase << 48) | (expected << 32) | (pending << 16) | txc
+    }
+
+    /// `test_wait.parity`: 1 when the phase of parity `parity` has completed,
+    /// i.e. the current phase has the other parity.
+    pub fn parity_done(v: i64, parity: i64) -> i64 {
+        i64::from(phase(v) % 2 != parity & 1)
+    }
+
+    /// `test_wait` with a state from `arrive`: 1 when the phase that state
+    /// was in has completed.
+    pub fn state_done(v: i64, state: i64) -> i64 {
+        i64::from(phase(v) > phase(state))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn a_phase_completes_with_its_arrivals_and_transactions() {
+            let v = init(2);
+            assert_eq!(phase(v), 0);
+            let v = update(v, 1, 8);
+            assert_eq!(phase(v), 0, "one arrival of two, 8 bytes pending");
+            let v = update(v, 1, 0);
+            assert_eq!(phase(v), 0, "bytes still pending");
+            let v = update(v, 0, -8);
+            assert_eq!(phase(v), 1, "complete");
+            assert_eq!(parity_done(v, 0), 1);
+            assert_eq!(parity_done(v, 1), 0);
+            assert_eq!(state_done(v, init(2)), 1);
+            let w = update(update(v, 1, 0), 1, 0);
+            assert_eq!(phase(w), 2, "the next phase expects the init count again");
+        }
+
+        #[test]
+        fn complete_tx_may_come_before_expect_tx() {
+            let v = update(init(1), 0, -16);
+            assert_eq!(phase(v), 0);
+            assert_eq!(phase(update(v, 1, 16)), 1);
+        }
+
+        #[test]
+        fn an_uninitialized_barrier_never_completes() {
+            assert_eq!(update(0, 1, 0), 0);
+            assert_eq!(parity_done(0, 0), 0);
+        }
     }
 }

@@ -40,10 +40,24 @@
 //!   keep their scope (the `[a], size` operands of the acquire form are checked,
 //!   then dropped).
 //! - **Unsupported**: known PTX constructs the checker does not model
-//!   (`bar.red`, `mbarrier.*`, `cp.async*`, `st.async`, `multimem.*`, `setp`,
-//!   predicated instructions `@p ...`, `[x+4]` addresses, ...) parse into
+//!   (`bar.red`, `mbarrier.*`, `cp.async*`, `st.async`, most `multimem.*`, `setp`,
+//!   predicated instructions `@p ...`, negative offsets `[x-4]`, ...) parse into
 //!   [`ir::Instr::Unsupported`] holding the instruction's text, and are listed
 //!   with their position in [`ir::Test::unsupported`].
+//! - **Byte offsets**: `[x+N]` (`0 <= N < 2^20`) is the address `N` bytes after
+//!   `x` (8.2), interned as the name `x+N` with [`ir::AddrKind::Offset`]; it
+//!   shares `x`'s physical and virtual address ids (the checker splits bytes).
+//!   Typed vector accesses address consecutive elements (8.2.4).
+//! - **Multimem**: `mc @ multimem;` in the initial state declares a multimem
+//!   address (8.2.3), [`ir::AddrKind::Multimem`]; `mc @ multimem x, y;` also
+//!   names the locations it points to, and the integer `.weak`/`.relaxed`
+//!   forms of `multimem.{st,red,ld_reduce}` on it parse into one `st`/`red`/
+//!   `ld` per location (`ld_reduce` adds register arithmetic on `%__mmN_i`).
+//!   Other `multimem.*` forms are unsupported.
+//! - **Kernels and streams** (8.9.4, API synchronization), in the initial
+//!   state: `kernel K0 = P0, P1;` and `stream S0 = K0, record E, K1;` /
+//!   `stream S1 = wait E, K2;` fill [`ir::Test::api`]; `kernel`/`stream`
+//!   followed by `=` stay location names.
 //! - A cell may end with its own `;` (`ld.global.u32 %r0, [x]; | ...`); a label
 //!   and an instruction may share a cell (`LC00: ld.weak r0, x`). Rows may omit
 //!   trailing empty cells; an instruction never continues on the next line.

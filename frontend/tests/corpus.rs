@@ -89,3 +89,19 @@ fn spec_corpus_parses_and_round_trips() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/spec");
     check_dir(&dir, 12);
 }
+
+#[test]
+fn async_corpus_parses_and_round_trips() {
+    for (dir, at_least) in [
+        ("async", 17),
+        ("mbarrier", 11),
+        ("clusters", 6),
+        ("proxies", 16),
+        ("idioms", 13),
+    ] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../corpus")
+            .join(dir);
+        check_dir(&dir, at_least);
+    }
+}

@@ -1,4 +1,7 @@
 //! Expectation files in Dat3M's CSV format: `path,0|1` rows, no header.
+//! ptxmc also reads `path,undefined`: the test's behaviour is undefined
+//! (status `undefined`: a mixed-size data race, 8.7.2, or a non-`multimem`
+//! access to a multimem address, 8.2.3), which Dat3M's 0/1 cannot say.
 //!
 //! A row matches a test whose file path ends with the row's path. A CSV whose
 //! file name contains `Liveness` gives liveness verdicts; any other gives
@@ -28,6 +31,8 @@ pub struct Row {
     pub property: Property,
     /// Expected verdict.
     pub holds: bool,
+    /// `path,undefined`: the expected status is `undefined` (no verdict).
+    pub undefined: bool,
 }
 
 /// Reads a CSV; errors name the file and line.
@@ -56,12 +61,13 @@ pub fn read_csv(csv: &Path) -> Result<Vec<Row>, String> {
                 line_t
             ));
         };
-        let holds = match *verdict {
-            "1" => true,
-            "0" => false,
+        let (holds, undefined) = match *verdict {
+            "1" => (true, false),
+            "0" => (false, false),
+            "undefined" => (false, true),
             v => {
                 return Err(format!(
-                    "{}:{}: verdict must be 0 or 1, found `{}`",
+                    "{}:{}: verdict must be 0, 1 or undefined, found `{}`",
                     csv.display(),
                     i + 1,
                     v
@@ -74,6 +80,7 @@ pub fn read_csv(csv: &Path) -> Result<Vec<Row>, String> {
             path: path.to_string(),
             property,
             holds,
+            undefined,
         });
     }
     Ok(rows)

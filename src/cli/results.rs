@@ -344,6 +344,22 @@ pub fn compare_expectations(out: &mut impl Write, records: &[Record], rows: &[Ro
             Property::Condition => "condition",
             Property::Liveness => "liveness",
         };
+        if row.undefined {
+            if r.status() == "undefined" {
+                matched += 1;
+            } else {
+                let _ = writeln!(
+                    out,
+                    "mismatch: {} ({}:{}): {} expected undefined, got {}",
+                    r.file,
+                    row.csv.display(),
+                    row.line,
+                    what,
+                    r.status()
+                );
+            }
+            continue;
+        }
         let got = if r.status() == "ok" {
             r.flag(match row.property {
                 Property::Condition => "condition_holds",
@@ -416,6 +432,39 @@ mod tests {
             (l.records.len(), l.dropped_tail, l.good_len),
             (1, false, 12)
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn undefined_rows_match_only_undefined_statuses() {
+        let dir = std::env::temp_dir().join(format!("ptxmc-undef-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let csv = dir.join("e.csv");
+        std::fs::write(
+            &csv,
+            "// c\nsizes/a.litmus,undefined\nsizes/b.litmus,undefined\n",
+        )
+        .expect("write");
+        let rows = expect::read_csv(&csv).expect("reads");
+        assert!(rows.iter().all(|r| r.undefined));
+        let records = [
+            Record::parse(r#"{"file":"corpus/sizes/a.litmus","status":"undefined"}"#)
+                .expect("record"),
+            Record::parse(
+                r#"{"file":"corpus/sizes/b.litmus","status":"ok","condition_holds":true}"#,
+            )
+            .expect("record"),
+        ];
+        let mut out = Vec::new();
+        assert_eq!(compare_expectations(&mut out, &records, &rows), 1);
+        let text = String::from_utf8_lossy(&out);
+        assert!(
+            text.contains("b.litmus") && text.contains("expected undefined, got ok"),
+            "{text}"
+        );
+        std::fs::write(&csv, "a.litmus,2\n").expect("write");
+        let e = expect::read_csv(&csv).err().unwrap_or_default();
+        assert!(e.contains("0, 1 or undefined"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

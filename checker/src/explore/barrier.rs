@@ -144,9 +144,13 @@ pub(crate) fn synchronization(exec: &Execution, stopped: &[EventId]) -> BarrierS
             }
         }
         if !counted {
+            // A thread's `barrier.cluster.arrive` and `barrier.cluster.wait`
+            // are one participation (8.9.4 item 3): the wait is no arrival.
             let mut threads = BTreeSet::new();
             for &e in &g.ops {
-                if !threads.insert(exec.event(e).thread) {
+                let cluster_wait =
+                    barrier_of(exec, e).is_some_and(|(k, _)| k == BarrierKind::ClusterWait);
+                if !threads.insert((exec.event(e).thread, cluster_wait)) {
                     let ev = exec.event(e);
                     return BarrierSync::Unsupported(format!(
                         "a barrier without thread count reached twice by one thread at {}",
@@ -157,7 +161,18 @@ pub(crate) fn synchronization(exec: &Execution, stopped: &[EventId]) -> BarrierS
             let mut edges = Vec::new();
             for &y in &g.ops {
                 if barrier_of(exec, y).is_some_and(|(k, _)| waits(k)) {
-                    edges.extend(g.ops.iter().filter(|&&x| x != y).map(|&x| (x, y)));
+                    // 8.9.4 item 3: a barrier.cluster.arrive synchronizes with a
+                    // barrier.cluster.wait; one wait does not with another.
+                    let arrives = |x: &&EventId| {
+                        barrier_of(exec, **x).is_some_and(|(k, _)| k != BarrierKind::ClusterWait)
+                    };
+                    edges.extend(
+                        g.ops
+                            .iter()
+                            .filter(|&&x| x != y)
+                            .filter(arrives)
+                            .map(|&x| (x, y)),
+                    );
                 }
             }
             per_group.push(vec![edges]);
@@ -353,6 +368,7 @@ mod tests {
                     addr_deps: SmallVec::new(),
                     data_deps: SmallVec::new(),
                     ctrl_deps: SmallVec::new(),
+                    async_order: Default::default(),
                 });
             }
             ids.push(th);

@@ -75,6 +75,7 @@ fn init_write(test: &Test, p: usize) -> Event {
         addr_deps: SmallVec::new(),
         data_deps: SmallVec::new(),
         ctrl_deps: SmallVec::new(),
+        async_order: Default::default(),
     }
 }
 
@@ -231,6 +232,11 @@ pub(crate) fn finish(
         out.stats.pruned += 1;
         return Finish::Inconsistent;
     };
+    if !out.sizes_accept(&exec, &rel) {
+        out.stats.pruned += 1;
+        return Finish::Inconsistent;
+    }
+    out.check_undefined(&exec, &rel);
     if endings.iter().all(|e| *e == Ending::Done) {
         let mut recheck = |m: &BitMatrix| {
             let mut e = exec.clone();
@@ -302,7 +308,8 @@ fn keep_witness(
 /// bound to see a newer write. Chapter 8 promises eventual visibility only for
 /// strong modifications observed by strong accesses (8.6.1), so a read can keep
 /// reading its write forever unless a write coherence-after it is morally
-/// strong with the read (8.7); weak reads may keep seeing a stale value. A cut by the
+/// strong with the read (8.7), or a strong write through another proxy that
+/// 8.6.1 makes eventually observable to it; weak reads may keep seeing a stale value. A cut by the
 /// loop bound is recorded instead (`stats.bound_hits`).
 fn liveness(
     _test: &Test,
@@ -336,7 +343,8 @@ fn liveness(
                     && e2.is_write()
                     && e2.loc().map(|l| l.phys) == phys
                     && rel.co.contains(w, w2)
-                    && model::morally_strong(exec, r, w2)
+                    && (model::morally_strong(exec, r, w2)
+                        || model::eventually_observable_across_proxies(exec, w2, r))
             })
         });
         if !fair {

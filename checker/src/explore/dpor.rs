@@ -95,7 +95,7 @@ use crate::interp::{Next, ThreadCode, ThreadState};
 use crate::model::{self, fast};
 use crate::relation::BitMatrix;
 use crate::report::{BlockReason, Status};
-use ptxmc_frontend::ir::{BarrierKind, Instr, Proxy, Span, Term, Test, ThreadId, VAddrId};
+use ptxmc_frontend::ir::{BarrierKind, Proxy, Span, Term, Test, ThreadId, VAddrId};
 use smallvec::SmallVec;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -252,27 +252,21 @@ impl<'a> Dpor<'a> {
         let mut accesses = vec![vec![BTreeSet::new(); n_phys]; test.threads.len()];
         let mut writers: Vec<Vec<Vec<Event>>> = vec![vec![Vec::new(); n_phys]; test.threads.len()];
         for (t, th) in test.threads.iter().enumerate() {
-            for stmt in &th.code {
-                // The write event of the instruction, as the interpreter
-                // builds it (the write half of an RMW takes the semantics,
-                // scope and proxy of the instruction).
-                let (addr, proxy, sem, scope, rmw) = match &stmt.instr {
-                    Instr::Store {
-                        addr,
-                        proxy,
-                        sem,
-                        scope,
-                        ..
-                    } => (*addr, *proxy, *sem, *scope, false),
-                    Instr::Rmw {
-                        addr,
-                        proxy,
-                        sem,
-                        scope,
-                        ..
-                    } => (*addr, *proxy, *sem, Some(*scope), true),
-                    _ => continue,
-                };
+            // Asynchronous operations (8.9.1.1) may read from, or be read by,
+            // later events of their own thread: a pair no read uses makes
+            // `may_read_own_later_write` true for every location.
+            if crate::interp::issues_async(&th.code) {
+                for slot in &mut accesses[t] {
+                    slot.insert((VAddrId::new(u32::MAX as usize), Proxy::Async));
+                }
+            }
+            // The write events of each instruction, as the interpreter builds
+            // them (`interp::write_shapes`).
+            for (addr, proxy, sem, scope, rmw) in th
+                .code
+                .iter()
+                .flat_map(|stmt| crate::interp::write_shapes(&stmt.instr))
+            {
                 let Some(a) = test.addresses.get(addr.index()) else {
                     continue;
                 };
@@ -301,6 +295,7 @@ impl<'a> Dpor<'a> {
                     addr_deps: SmallVec::new(),
                     data_deps: SmallVec::new(),
                     ctrl_deps: SmallVec::new(),
+                    async_order: Default::default(),
                 };
                 let same = |e: &Event| {
                     (e.sem, e.scope, e.proxy, e.loc().map(|l| l.vaddr))
@@ -1279,7 +1274,8 @@ impl<'a> Dpor<'a> {
     /// [`candidate::finish`] for the common case, without copying the graph:
     /// every thread ran to its end, no barrier, at most one `fence.sc`, the
     /// relations of the graph found consistent in `s.derived`, no witness
-    /// wanted, and one coherence-last write for each location whose final
+    /// wanted, no check for undefined behaviour (split locations, multimem
+    /// addresses), and one coherence-last write for each location whose final
     /// value is observed. Then the graph has exactly one final valuation,
     /// read off the registers of the threads and the coherence rows, and
     /// `finish` would fold in exactly that ([`outcome::final_memories`]).
@@ -1288,6 +1284,7 @@ impl<'a> Dpor<'a> {
         if s.barriers > 0
             || s.fences_sc > 1
             || w.out.wants_witness()
+            || w.out.checks_sizes()
             || !s
                 .runs
                 .iter()

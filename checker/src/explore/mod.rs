@@ -26,7 +26,7 @@ mod traces;
 
 use crate::report::{Options, Report, Status, Strategy};
 use outcome::Outcomes;
-use ptxmc_frontend::ir::{Instr, PhysId, Test};
+use ptxmc_frontend::ir::{Instr, Test};
 use std::time::{Duration, Instant};
 
 /// The limits of one check ([`Options::max_executions`], [`Options::timeout`]).
@@ -78,21 +78,51 @@ pub fn check(test: &Test, opts: &Options) -> Report {
 }
 
 /// [`check`], choosing whether the reference enumerator prunes partial graphs.
+///
+/// A test with partially overlapping accesses or multimem addresses runs as
+/// the test [`crate::sizes::prepare`] rewrites it into; a mixed-size data
+/// race or a non-`multimem` access to a multimem address in some consistent
+/// execution makes the status `Undefined` (8.7.2, 8.2.3).
 pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report {
     let start = Instant::now();
-    let mut out = Outcomes::new(test);
-    out.want_witness(opts.witness);
-    let status = match unsupported(test) {
-        Some(msg) => Status::Unsupported(msg),
-        None => {
-            let mut budget = Budget::new(opts, start);
-            match opts.strategy {
-                Strategy::Brute => brute::explore(test, opts, &mut budget, &mut out, prune),
-                Strategy::Dpor => explore_dpor(test, opts, &mut budget, &mut out),
-            }
+    let api = match unsupported(test) {
+        Some(msg) => Err(msg),
+        None => crate::api::lower(test),
+    };
+    let prepared = api.and_then(|api| {
+        let p = crate::sizes::prepare(api.as_ref().unwrap_or(test))?;
+        Ok((api, p))
+    });
+    let (api, prepared) = match prepared {
+        Ok(p) => p,
+        Err(msg) => {
+            return Outcomes::new(test).into_report(test, Status::Unsupported(msg), start.elapsed())
         }
     };
-    out.into_report(test, status, start.elapsed())
+    let run = prepared.test.as_ref().or(api.as_ref()).unwrap_or(test);
+    let mut out = Outcomes::new(run);
+    // A witness names the events of the test it comes from: only the original one.
+    out.want_witness(opts.witness && prepared.test.is_none() && api.is_none());
+    out.set_sizes(prepared.info.clone());
+    let mut budget = Budget::new(opts, start);
+    let mut status = match opts.strategy {
+        Strategy::Brute => brute::explore(run, opts, &mut budget, &mut out, prune),
+        Strategy::Dpor => explore_dpor(run, opts, &mut budget, &mut out),
+    };
+    // A race found is a definite answer even when a limit stopped the
+    // exploration (the states are then those of the executions explored).
+    if let Some(msg) = out.undefined() {
+        status = match status {
+            Status::Unsupported(m) => Status::Unsupported(m),
+            Status::Limit(l) => Status::Undefined(format!("{msg}; exploration stopped: {l}")),
+            _ => Status::Undefined(msg.to_string()),
+        };
+    }
+    let report = out.into_report(run, status, start.elapsed());
+    match &prepared.map {
+        Some(m) => m.map(test, report),
+        None => report,
+    }
 }
 
 /// Runs the DPOR explorer.
@@ -121,6 +151,21 @@ fn explore_dpor(test: &Test, opts: &Options, budget: &mut Budget, out: &mut Outc
     dpor::Dpor::new(test, &codes, opts.unroll, &writes, opts.check_duplicates).run(out, budget)
 }
 
+/// Why `explain` cannot work on `test` as written: the checker runs a
+/// rewritten test (kernels and streams, partially overlapping accesses,
+/// multimem addresses), whose events the explanation could not name.
+pub(crate) fn rewritten(test: &Test) -> Option<String> {
+    if !test.api.kernels.is_empty() {
+        return Some("explaining a test with kernels and streams".into());
+    }
+    match crate::sizes::prepare(test) {
+        Ok(p) if p.test.is_some() || p.info.is_some() => Some(
+            "explaining a test with partially overlapping accesses or multimem addresses".into(),
+        ),
+        _ => None,
+    }
+}
+
 /// What in `test` the checker does not model, as `"<construct> at L:C"` items
 /// (all of them), or `None`.
 pub(crate) fn unsupported(test: &Test) -> Option<String> {
@@ -139,50 +184,16 @@ pub(crate) fn unsupported(test: &Test) -> Option<String> {
             }
         }
     }
-    items.extend(mixed_sizes(test));
+    for m in crate::sizes::unsupported(test) {
+        if !items.contains(&m) {
+            items.push(m);
+        }
+    }
     if items.is_empty() {
         None
     } else {
         Some(items.join(", "))
     }
-}
-
-/// One `"mixed-size accesses to x at L:C"` per physical location accessed with
-/// more than one size (L:C: the first access whose size differs).
-fn mixed_sizes(test: &Test) -> Vec<String> {
-    let mut first: Vec<Option<u8>> = vec![None; test.n_phys as usize];
-    let mut out = Vec::new();
-    let mut reported: Vec<PhysId> = Vec::new();
-    for th in &test.threads {
-        for s in &th.code {
-            let (addr, access) = match &s.instr {
-                Instr::Load { addr, access, .. }
-                | Instr::Store { addr, access, .. }
-                | Instr::Rmw { addr, access, .. } => (*addr, *access),
-                _ => continue,
-            };
-            let Some(a) = test.addresses.get(addr.index()) else {
-                continue;
-            };
-            let Some(slot) = first.get_mut(a.phys.index()) else {
-                continue;
-            };
-            match *slot {
-                None => *slot = Some(access.bytes),
-                Some(b) if b != access.bytes && !reported.contains(&a.phys) => {
-                    reported.push(a.phys);
-                    let name = test
-                        .symbols
-                        .addrs
-                        .get(addr.index())
-                        .map_or("?", String::as_str);
-                    out.push(format!("mixed-size accesses to {name} at {}", s.span));
-                }
-                Some(_) => {}
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

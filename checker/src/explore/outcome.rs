@@ -7,8 +7,10 @@ use crate::execution::Execution;
 use crate::model::Relations;
 use crate::relation::BitMatrix;
 use crate::report::{FinalState, Report, Stats, Status, Witness};
+use crate::sizes::{Finding, SizeInfo};
 use ptxmc_frontend::ir::{PhysId, Prop, Quantifier, Term, Test};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The final values of one outcome: registers per thread, memory per physical location.
@@ -186,6 +188,11 @@ pub(crate) struct Outcomes {
     /// Whether to keep a witness ([`crate::report::Options::witness`]).
     want_witness: bool,
     witness: Option<Box<Witness>>,
+    /// What to check on every consistent execution for undefined behaviour
+    /// (mixed-size data races, multimem addresses; `crate::sizes`).
+    sizes: Option<Arc<SizeInfo>>,
+    /// The first (by source position) undefined behaviour found.
+    undefined: Option<Finding>,
     /// Statistics (the explorer updates them directly).
     pub stats: Stats,
 }
@@ -203,8 +210,48 @@ impl Outcomes {
             bound_note: None,
             want_witness: false,
             witness: None,
+            sizes: None,
+            undefined: None,
             stats: Stats::default(),
         }
+    }
+
+    /// Sets the checks for undefined behaviour ([`SizeInfo`]).
+    pub fn set_sizes(&mut self, sizes: Option<Arc<SizeInfo>>) {
+        self.sizes = sizes;
+    }
+
+    /// Whether complete executions must go through the checks for undefined
+    /// behaviour and torn parts ([`SizeInfo`]), which only
+    /// [`super::candidate::finish`] makes.
+    pub fn checks_sizes(&self) -> bool {
+        self.sizes.is_some()
+    }
+
+    /// Checks the consistent execution `exec` (relations `rel`) for undefined
+    /// behaviour (8.7.2 mixed-size data races, 8.2.3 multimem addresses).
+    pub fn check_undefined(&mut self, exec: &Execution, rel: &Relations) {
+        let Some(info) = &self.sizes else { return };
+        if let Some(f) = info.undefined(exec, rel) {
+            self.keep_undefined(f);
+        }
+    }
+
+    /// Whether the execution `exec` of a rewritten test is one of the
+    /// original test ([`SizeInfo::accept`]).
+    pub fn sizes_accept(&self, exec: &Execution, rel: &Relations) -> bool {
+        self.sizes.as_ref().is_none_or(|i| i.accept(exec, rel))
+    }
+
+    fn keep_undefined(&mut self, f: Finding) {
+        if self.undefined.as_ref().is_none_or(|u| f.0 < u.0) {
+            self.undefined = Some(f);
+        }
+    }
+
+    /// The undefined behaviour found, in words.
+    pub fn undefined(&self) -> Option<&str> {
+        self.undefined.as_ref().map(|f| f.1.as_str())
     }
 
     /// Asks for a witness ([`crate::report::Options::witness`]).
@@ -364,6 +411,8 @@ impl Outcomes {
             bound_note: None,
             want_witness: self.want_witness,
             witness: None,
+            sizes: self.sizes.clone(),
+            undefined: None,
             stats: Stats::default(),
         }
     }
@@ -391,6 +440,9 @@ impl Outcomes {
         }
         if self.witness.is_none() {
             self.witness = later.witness;
+        }
+        if let Some(f) = later.undefined {
+            self.keep_undefined(f);
         }
         let (s, l) = (&mut self.stats, later.stats);
         s.executions += l.executions;

@@ -1,7 +1,9 @@
 //! Per-thread facts that depend only on the program: label positions, loops,
 //! and which loops are side-effect-free spin loops (`docs/model-notes.md`).
 
-use ptxmc_frontend::ir::{Address, Instr, LabelId, Operand, RegId, Stmt, Test, ThreadId};
+use ptxmc_frontend::ir::{
+    Address, AsyncInstr, Instr, LabelId, Operand, RegId, Stmt, Test, ThreadId,
+};
 
 /// A loop: a backward `goto`/branch at position `back` to the label at
 /// position `head <= back`; its body is `head..=back`.
@@ -182,7 +184,7 @@ impl ThreadCode {
             matches!(
                 s.instr,
                 Instr::Store { .. } | Instr::Rmw { .. } | Instr::Barrier { .. }
-            )
+            ) || matches!(&s.instr, Instr::Async(a) if !matches!(a, AsyncInstr::MbarrierWait { .. }))
         }) {
             return false;
         }
@@ -266,7 +268,10 @@ pub(crate) fn reads(i: &Instr) -> Vec<RegId> {
         }
         Instr::Op { a, b, .. } | Instr::Branch { a, b, .. } => regs_of(&[*a, *b]),
         Instr::Mov { src, .. } => regs_of(&[*src]),
-        Instr::Load { .. }
+        Instr::Async(AsyncInstr::StAsync { src, .. }) => regs_of(&[*src]),
+        Instr::Async(AsyncInstr::MbarrierWait { x, .. }) => regs_of(&[*x]),
+        Instr::Async(_)
+        | Instr::Load { .. }
         | Instr::Fence { .. }
         | Instr::Label(_)
         | Instr::Goto(_)
@@ -280,6 +285,8 @@ pub(crate) fn writes(i: &Instr) -> Vec<RegId> {
         Instr::Load { dst, .. } => dst.clone(),
         Instr::Rmw { dst, .. } => dst.iter().copied().collect(),
         Instr::Op { dst, .. } | Instr::Mov { dst, .. } => vec![*dst],
+        Instr::Async(AsyncInstr::MbarrierUpdate { dst, .. }) => dst.iter().copied().collect(),
+        Instr::Async(AsyncInstr::MbarrierWait { dst, .. }) => vec![*dst],
         _ => Vec::new(),
     }
 }

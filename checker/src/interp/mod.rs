@@ -24,12 +24,14 @@
 
 mod code;
 mod state;
+mod writes;
 
 pub use code::{Loop, ThreadCode};
 pub use state::{BranchCond, Deps, ThreadState};
+pub use writes::{issues_async, write_shapes, WriteShape};
 
 use crate::report::BlockReason;
-use ptxmc_frontend::ir::{BinOp, CmpOp, RmwOp};
+use ptxmc_frontend::ir::{mbarrier, BinOp, CmpOp, RmwOp};
 use std::fmt::Debug;
 
 /// What [`ThreadState::next`] found.
@@ -128,6 +130,8 @@ pub fn eval_binop(op: BinOp, a: i64, b: i64) -> i64 {
         }
         BinOp::Min => a.min(b),
         BinOp::Max => a.max(b),
+        BinOp::MbarrierParityDone => mbarrier::parity_done(a, b),
+        BinOp::MbarrierStateDone => mbarrier::state_done(a, b),
     }
 }
 
@@ -162,6 +166,7 @@ pub fn eval_rmw(op: RmwOp, old: i64, a: i64, b: i64) -> i64 {
         RmwOp::Or => old | a,
         RmwOp::Xor => old ^ a,
         RmwOp::Exch => a,
+        RmwOp::Mbarrier => mbarrier::update(old, a, b),
         RmwOp::Cas => {
             if old == a {
                 b

@@ -1,13 +1,16 @@
 //! The running state of one thread and its step function.
 
+use super::writes::shared_scope;
 use super::{Next, ThreadCode, Value};
-use crate::event::{Event, EventId, EventKind, Location};
+use crate::event::{AsyncOrder, Event, EventId, EventKind, Location};
 use crate::report::BlockReason;
 use ptxmc_frontend::ir::{
-    AddrId, BarrierKind, CmpOp, FenceKind, Instr, Operand, Proxy, RegId, RmwOp, Scope, Sem, Span,
-    Test, ThreadId,
+    AddrId, AsyncInstr, BarrierKind, BinOp, CmpOp, FenceKind, Instr, Operand, Proxy, RegId, RmwOp,
+    Scope, Sem, Span, Test, ThreadId,
 };
 use smallvec::SmallVec;
+
+mod async_ops;
 
 /// A set of read events (sorted, without repeats): where a value came from.
 pub type Deps = SmallVec<[EventId; 2]>;
@@ -38,6 +41,10 @@ enum Effect<V> {
         dst: Option<RegId>,
         rmw: Option<RmwPlan<V>>,
     },
+    /// The read of an `mbarrier` wait: `dst <- op(value read, x)`.
+    Wait { dst: RegId, op: BinOp, x: V },
+    /// The source read of an asynchronous copy: the value goes to the copy's write.
+    CopyRead,
     /// A write of `value`.
     Write { value: V },
     /// A fence.
@@ -96,6 +103,14 @@ pub struct ThreadState<V> {
     run: Run,
     blocked_at: Option<usize>,
     spin_loop: Option<usize>,
+    /// Asynchronous operations issued so far per [`AsyncGroup`] (8.9.1.1).
+    issued: [u32; 3],
+    /// Per group kind (`cp.async`, bulk): the issue count at each commit.
+    committed: [Vec<u32>; 2],
+    /// Per group kind: how many operations, from the first, are complete.
+    awaited: [u32; 2],
+    /// The value the source read of the current asynchronous copy returned.
+    copy_value: Option<(V, Deps)>,
 }
 
 /// Written out so that `clone_from` reuses the buffers of the state it
@@ -120,6 +135,10 @@ impl<V: Clone> Clone for ThreadState<V> {
             run: self.run.clone(),
             blocked_at: self.blocked_at,
             spin_loop: self.spin_loop,
+            issued: self.issued,
+            committed: self.committed.clone(),
+            awaited: self.awaited,
+            copy_value: self.copy_value.clone(),
         }
     }
 
@@ -143,6 +162,10 @@ impl<V: Clone> Clone for ThreadState<V> {
             run,
             blocked_at,
             spin_loop,
+            issued,
+            committed,
+            awaited,
+            copy_value,
         } = self;
         *thread = source.thread;
         *unroll = source.unroll;
@@ -161,6 +184,10 @@ impl<V: Clone> Clone for ThreadState<V> {
         run.clone_from(&source.run);
         *blocked_at = source.blocked_at;
         *spin_loop = source.spin_loop;
+        *issued = source.issued;
+        committed.clone_from(&source.committed);
+        *awaited = source.awaited;
+        copy_value.clone_from(&source.copy_value);
     }
 }
 
@@ -205,6 +232,10 @@ impl<V: Value> ThreadState<V> {
             run: Run::Running,
             blocked_at: None,
             spin_loop: None,
+            issued: [0; 3],
+            committed: [Vec::new(), Vec::new()],
+            awaited: [0; 2],
+            copy_value: None,
         }
     }
 
@@ -444,6 +475,20 @@ impl<V: Value> ThreadState<V> {
                     // Never reached: ThreadCode::new rejects such code.
                     self.run = Run::Done;
                 }
+                Instr::Async(AsyncInstr::Commit { bulk }) => {
+                    self.commit_group(usize::from(*bulk));
+                    self.step_to(self.pc + 1);
+                }
+                Instr::Async(AsyncInstr::Wait {
+                    bulk, pending, all, ..
+                }) => {
+                    let g = usize::from(*bulk);
+                    if *all {
+                        self.commit_group(g);
+                    }
+                    self.wait_groups(g, *pending);
+                    self.step_to(self.pc + 1);
+                }
                 _ => match self.memory_event(code) {
                     Some(p) => self.pending = Some(p),
                     None => {
@@ -475,6 +520,9 @@ impl<V: Value> ThreadState<V> {
             return;
         };
         self.events.push(id);
+        if p.last {
+            self.finish_async(&p.event.async_order);
+        }
         match p.effect {
             Effect::Read { dst, rmw } => {
                 let v = read_value.unwrap_or_else(|| V::constant(0));
@@ -489,6 +537,18 @@ impl<V: Value> ThreadState<V> {
                     d.push(id);
                     self.set_reg(r, v, d);
                 }
+            }
+            Effect::Wait { dst, op, x } => {
+                let v = read_value.unwrap_or_else(|| V::constant(0));
+                let mut d = Deps::new();
+                d.push(id);
+                self.set_reg(dst, V::binop(op, &v, &x), d);
+            }
+            Effect::CopyRead => {
+                let v = read_value.unwrap_or_else(|| V::constant(0));
+                let mut d = Deps::new();
+                d.push(id);
+                self.copy_value = Some((v, d));
             }
             Effect::Write { .. } | Effect::Fence | Effect::Barrier { .. } => {}
         }
@@ -514,6 +574,31 @@ impl<V: Value> ThreadState<V> {
             addr_deps: SmallVec::new(),
             data_deps: SmallVec::new(),
             ctrl_deps: self.ctrl.clone(),
+            async_order: AsyncOrder {
+                op: None,
+                awaited: self.awaited,
+            },
+        }
+    }
+
+    /// `commit_group` of group kind `g` (0: `cp.async`, 1: bulk): the
+    /// operations issued since the last commit form a group.
+    fn commit_group(&mut self, g: usize) {
+        let n = self.issued[g];
+        if self.committed[g].last() != Some(&n) {
+            self.committed[g].push(n);
+        }
+    }
+
+    /// `wait_group N` of group kind `g`: every committed group but the `N`
+    /// most recent is complete (8.9.1.1).
+    fn wait_groups(&mut self, g: usize, pending: u32) {
+        let groups = &self.committed[g];
+        let k = groups.len().saturating_sub(pending as usize);
+        if k > 0 {
+            if let Some(&bound) = groups.get(k - 1) {
+                self.awaited[g] = self.awaited[g].max(bound);
+            }
         }
     }
 
@@ -527,14 +612,28 @@ impl<V: Value> ThreadState<V> {
     }
 
     fn rmw_write_event(&self, code: &ThreadCode, value: V, deps: Deps) -> Pending<V> {
+        let mut order = None;
+        let mut last = true;
         let (loc, sem, scope, proxy) = match code.stmts().get(self.pc).map(|s| &s.instr) {
             Some(Instr::Rmw {
                 sem,
                 scope,
                 proxy,
+                space,
                 addr,
                 ..
-            }) => (Self::location(code, *addr), *sem, Some(*scope), *proxy),
+            }) => (
+                Self::location(code, *addr),
+                *sem,
+                shared_scope(*space, Some(*scope)),
+                *proxy,
+            ),
+            Some(Instr::Async(a)) => {
+                let t = self.async_rmw_target(code, a);
+                order = t.order;
+                last = t.last;
+                (t.loc, t.sem, t.scope, t.proxy)
+            }
             _ => (
                 Self::location(code, AddrId(0)),
                 Sem::Weak,
@@ -555,10 +654,13 @@ impl<V: Value> ThreadState<V> {
         e.scope = scope;
         e.proxy = proxy;
         e.data_deps = deps;
+        if let Some(o) = order {
+            e.async_order = o;
+        }
         Pending {
             event: e,
             effect: Effect::Write { value },
-            last: true,
+            last,
         }
     }
 
@@ -571,6 +673,7 @@ impl<V: Value> ThreadState<V> {
                 sem,
                 scope,
                 proxy,
+                space,
                 dst,
                 addr,
                 ..
@@ -583,7 +686,7 @@ impl<V: Value> ThreadState<V> {
                     red: false,
                 };
                 let mut e = self.base_event(code, kind);
-                (e.sem, e.scope, e.proxy) = (*sem, *scope, *proxy);
+                (e.sem, e.scope, e.proxy) = (*sem, shared_scope(*space, *scope), *proxy);
                 Some(Pending {
                     event: e,
                     effect: Effect::Read {
@@ -597,6 +700,7 @@ impl<V: Value> ThreadState<V> {
                 sem,
                 scope,
                 proxy,
+                space,
                 addr,
                 src,
                 ..
@@ -610,7 +714,7 @@ impl<V: Value> ThreadState<V> {
                     init: false,
                 };
                 let mut e = self.base_event(code, kind);
-                (e.sem, e.scope, e.proxy) = (*sem, *scope, *proxy);
+                (e.sem, e.scope, e.proxy) = (*sem, shared_scope(*space, *scope), *proxy);
                 e.data_deps = deps;
                 Some(Pending {
                     event: e,
@@ -622,6 +726,7 @@ impl<V: Value> ThreadState<V> {
                 sem,
                 scope,
                 proxy,
+                space,
                 op,
                 dst,
                 addr,
@@ -642,7 +747,7 @@ impl<V: Value> ThreadState<V> {
                     red: dst.is_none(),
                 };
                 let mut e = self.base_event(code, kind);
-                (e.sem, e.scope, e.proxy) = (*sem, Some(*scope), *proxy);
+                (e.sem, e.scope, e.proxy) = (*sem, shared_scope(*space, Some(*scope)), *proxy);
                 Some(Pending {
                     event: e,
                     effect: Effect::Read {
@@ -672,6 +777,7 @@ impl<V: Value> ThreadState<V> {
                     last: true,
                 })
             }
+            Instr::Async(a) => self.async_event(code, a),
             Instr::Barrier {
                 kind,
                 instance,

@@ -208,6 +208,11 @@ impl Attr {
     /// an earlier event.
     fn of(exec: &Execution, e: EventId) -> Option<Self> {
         let ev = exec.event(e);
+        // Asynchronous operations (8.9.1.1) are not in program order with
+        // the rest of their thread: the general check decides them.
+        if ev.is_async() {
+            return None;
+        }
         let mut deps = 0u64;
         for &r in ev
             .addr_deps

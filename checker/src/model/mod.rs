@@ -15,8 +15,10 @@
 //! - witness paths for [`Violation`]s: `witness.rs`.
 //!
 //! How ptxmc reads the open points of the chapter is in `docs/model-notes.md`.
-//! Not modelled yet: asynchronous operations (release forms 4-5, acquire
-//! form 4 of 8.8) and mixed-size accesses (every overlap is complete).
+//! Asynchronous operations (8.9.1.1) are ordered by `Event::po_before`
+//! (`program_order.rs`); release forms 4-5 and acquire form 4 of 8.8 are in
+//! `patterns.rs`; strong accesses across proxies (8.6.1) in `strong_proxy.rs`.
+//! Not modelled yet: mixed-size accesses (every overlap is complete).
 
 mod axioms;
 mod causality;
@@ -27,6 +29,7 @@ mod morally_strong;
 mod observation;
 mod patterns;
 mod program_order;
+mod strong_proxy;
 mod synchronizes;
 #[cfg(test)]
 mod testutil;
@@ -41,6 +44,7 @@ use crate::relation::BitMatrix;
 
 pub use morally_strong::morally_strong;
 pub(crate) use morally_strong::morally_strong_events;
+pub use strong_proxy::eventually_observable_across_proxies;
 
 use causality::Causality;
 use coherence::Coherence;

@@ -1,9 +1,13 @@
 //! Release and acquire patterns (8.8).
 //!
 //! Forms 4 and 5 of the release pattern and form 4 of the acquire pattern
-//! involve asynchronous operations (`cp.async.bulk`, `st.async`,
-//! `mbarrier.try_wait`), which the interpreter does not produce yet: they are
-//! not recognized here.
+//! involve asynchronous operations (8.9.1.1), whose events are not in
+//! program order with the rest of their thread (`Event::po_before`): a
+//! release fence followed in issue order by an asynchronous strong write is
+//! form 4; a release asynchronous write (`st.async.release`) is form 5, found
+//! as form 1; an asynchronous strong read whose completion the thread
+//! observes (a read that reads, through a chain of RMWs, a write ordered after
+//! the asynchronous read) before an acquire fence is acquire form 4.
 //!
 //! A pattern is reduced to what synchronization (8.9.4 item 4) needs: the
 //! operation that must be morally strong with the other side, and the write
@@ -127,7 +131,7 @@ pub(crate) fn release_patterns(exec: &Execution) -> Vec<ReleasePattern> {
                         write: b,
                         form: Form::Fence,
                     });
-                } else if same_location(ea, eb) {
+                } else if same_location(ea, eb) && ea.po_before(eb) {
                     out.push(ReleasePattern {
                         first: a,
                         write: b,
@@ -156,8 +160,27 @@ pub(crate) fn acquire_patterns(exec: &Execution) -> Vec<AcquirePattern> {
                     form: Form::Operation,
                 });
             }
-            for &b in &thread[i + 1..] {
+            for (j, &b) in thread.iter().enumerate().skip(i + 1) {
                 let eb = exec.event(b);
+                if !ea.po_before(eb) {
+                    // Acquire form 4: an asynchronous strong read, observed
+                    // complete by a read W of the thread before the fence.
+                    if is_acquire_fence(eb)
+                        && ea.is_async()
+                        && thread[i + 1..j].iter().any(|&w| {
+                            exec.event(w).is_read()
+                                && exec.event(w).po_before(eb)
+                                && observes_completion(exec, a, w)
+                        })
+                    {
+                        out.push(AcquirePattern {
+                            read: a,
+                            last: b,
+                            form: Form::Fence,
+                        });
+                    }
+                    continue;
+                }
                 if is_acquire_fence(eb) {
                     out.push(AcquirePattern {
                         read: a,
@@ -175,6 +198,55 @@ pub(crate) fn acquire_patterns(exec: &Execution) -> Vec<AcquirePattern> {
         }
     }
     out
+}
+
+/// Whether the read `w` observes the completion of the asynchronous event
+/// `a` of its thread (acquire form 4 of 8.8): `w` reads, directly or through a
+/// chain of RMWs (8.9.2), a write of the thread ordered after `a` (the
+/// operation's complete-tx, or the arrive-on of `cp.async.mbarrier.arrive`).
+fn observes_completion(exec: &Execution, a: EventId, w: EventId) -> bool {
+    let ea = exec.event(a);
+    let mut cur = exec.rf.get(w.index()).copied().flatten();
+    let mut steps = 0;
+    while let Some(x) = cur {
+        steps += 1;
+        if steps > exec.len() {
+            return false;
+        }
+        let ex = exec.event(x);
+        if ex.thread == ea.thread && ea.po_before(ex) && exec_order(exec, a, x) {
+            return true;
+        }
+        // Through an RMW: its read half is the event just before its write
+        // half in the thread.
+        if !matches!(ex.kind, EventKind::Write { rmw: true, .. }) {
+            return false;
+        }
+        let read = ex
+            .thread
+            .and_then(|t| exec.threads.get(t.index()))
+            .and_then(|th| {
+                let p = th.iter().position(|&e| e == x)?;
+                th.get(p.checked_sub(1)?).copied()
+            });
+        let Some(read) = read else {
+            return false;
+        };
+        cur = exec.rf.get(read.index()).copied().flatten();
+    }
+    false
+}
+
+/// Whether `a` comes before `x` in their thread's event list.
+fn exec_order(exec: &Execution, a: EventId, x: EventId) -> bool {
+    exec.event(a)
+        .thread
+        .and_then(|t| exec.threads.get(t.index()))
+        .is_some_and(|th| {
+            let pa = th.iter().position(|&e| e == a);
+            let px = th.iter().position(|&e| e == x);
+            matches!((pa, px), (Some(pa), Some(px)) if pa < px)
+        })
 }
 
 #[cfg(test)]

@@ -21,10 +21,17 @@ impl ProgramOrder {
         let n = exec.len();
         let mut po = BitMatrix::new(n);
         let mut rmw = BitMatrix::new(n);
+        let mut has_async = false;
         for thread in &exec.threads {
             for (i, &a) in thread.iter().enumerate() {
+                let ea = exec.event(a);
+                has_async |= ea.is_async();
                 for &b in &thread[i + 1..] {
-                    po.insert(a, b);
+                    // 8.9.1.1: asynchronous operations are ordered only as
+                    // `Event::po_before` says.
+                    if ea.po_before(exec.event(b)) {
+                        po.insert(a, b);
+                    }
                 }
                 if let Some(&b) = thread.get(i + 1) {
                     let is_rmw_read =
@@ -36,6 +43,10 @@ impl ProgramOrder {
                     }
                 }
             }
+        }
+        if has_async {
+            // 8.9.1: program order "is a transitive relation".
+            po.close_transitively();
         }
         Self { po, rmw }
     }
@@ -62,5 +73,54 @@ mod tests {
         assert!(po.rmw.contains(r, w));
         assert!(!po.rmw.contains(a, r));
         assert_eq!(po.rmw.pairs().count(), 1);
+    }
+
+    #[test]
+    fn asynchronous_events_are_ordered_as_8_9_1_1_says() {
+        use crate::event::{AsyncAfter, AsyncGroup, AsyncOp, AsyncOrder};
+        let mut b = ExecBuilder::new(2);
+        let t0 = b.thread(cta(0));
+        let before = b.st(t0, b.loc(0), 1, WEAK);
+        let copy_r = b.ld(t0, b.loc(0), WEAK);
+        let copy_w = b.st(t0, b.loc(1), 1, WEAK);
+        let (ct_r, ct_w) = b.rmw(t0, b.loc(1), RLX_GPU);
+        let after = b.ld(t0, b.loc(1), WEAK);
+        let waited = b.ld(t0, b.loc(1), WEAK);
+        let mut exec = b.build();
+        let op = |after, complete_tx| AsyncOrder {
+            op: Some(AsyncOp {
+                group: AsyncGroup::CpAsync,
+                id: 0,
+                after,
+                complete_tx,
+            }),
+            awaited: [0, 0],
+        };
+        for e in [copy_r, copy_w] {
+            exec.events[e.index()].async_order = op(AsyncAfter::All, false);
+        }
+        for e in [ct_r, ct_w] {
+            exec.events[e.index()].async_order = op(AsyncAfter::Nothing, true);
+        }
+        exec.events[waited.index()].async_order.awaited = [1, 0];
+        let po = ProgramOrder::new(&exec).po;
+        assert!(
+            po.contains(before, copy_r),
+            "ordered after prior instructions"
+        );
+        assert!(
+            po.contains(copy_r, copy_w) && po.contains(copy_w, ct_w),
+            "own events"
+        );
+        assert!(po.contains(before, ct_r), "transitively, through the copy");
+        assert!(
+            !po.contains(copy_w, after),
+            "not ordered with later instructions"
+        );
+        assert!(
+            po.contains(copy_w, waited) && po.contains(ct_w, waited),
+            "waited for"
+        );
+        assert!(po.contains(after, waited));
     }
 }

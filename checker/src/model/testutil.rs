@@ -114,6 +114,7 @@ impl ExecBuilder {
                 addr_deps: SmallVec::new(),
                 data_deps: SmallVec::new(),
                 ctrl_deps: SmallVec::new(),
+                async_order: Default::default(),
             });
         }
         b
@@ -167,6 +168,7 @@ impl ExecBuilder {
             addr_deps: SmallVec::new(),
             data_deps: SmallVec::new(),
             ctrl_deps: SmallVec::new(),
+            async_order: Default::default(),
         });
         self.threads[t.index()].push(id);
         id

@@ -53,6 +53,13 @@ pub(super) struct Builder {
     pub threads: Vec<ThreadState>,
     pub observed: Vec<Term>,
     pub filter: Option<Prop>,
+    /// Kernels and streams of the initial state (8.9.4).
+    pub api: crate::ir::Api,
+    /// The thread numbers each kernel names, with where, checked once the
+    /// thread header row is known.
+    pub pending_kernel_threads: Vec<Vec<(u64, Span)>>,
+    /// The locations each multimem address points to (`mc @ multimem x, y;`).
+    pub multimem_members: Vec<(AddrId, Vec<AddrId>)>,
 }
 
 impl Builder {
@@ -141,6 +148,53 @@ impl Builder {
             Some(a) => a,
             None => self.root(name, 0),
         }
+    }
+
+    /// The address `offset` bytes after the address named `name` (`[name+offset]`),
+    /// interned as `name+offset`; `offset == 0` is `name` itself (8.2).
+    pub fn addr_at(&mut self, name: &str, offset: u32) -> AddrId {
+        let base = self.addr(name);
+        if offset == 0 {
+            return base;
+        }
+        let key = format!("{name}+{offset}");
+        if let Some(a) = self.addrs.get(&key) {
+            return a;
+        }
+        // invariant: `addrs` and `addresses` grow together, so `base` indexes `addresses`.
+        let of = self.addresses[base.index()];
+        self.addresses.push(Address {
+            kind: AddrKind::Offset(base, offset),
+            phys: of.phys,
+            vaddr: of.vaddr,
+        });
+        self.addrs.intern(&key)
+    }
+
+    /// `name @ multimem` in the initial state: a multimem address (8.2.3),
+    /// a location of its own (initial value 0).
+    pub fn declare_multimem(&mut self, name: &str, span: Span) -> Result<(), ParseError> {
+        if self.addrs.get(name).is_some() {
+            return Err(ParseError::new(
+                ParseErrorKind::DuplicateLocation(name.into()),
+                span,
+            ));
+        }
+        let a = self.root(name, 0);
+        // invariant: `root` just pushed the address `a`.
+        self.addresses[a.index()].kind = AddrKind::Multimem;
+        self.n_declared = self.addrs.len();
+        Ok(())
+    }
+
+    /// The address named `name`, if it exists (nothing is created).
+    pub fn addr_lookup(&self, name: &str) -> Option<AddrId> {
+        self.addrs.get(name)
+    }
+
+    /// How the address `a` was declared.
+    pub fn address_kind(&self, a: AddrId) -> Option<AddrKind> {
+        self.addresses.get(a.index()).map(|ad| ad.kind)
     }
 
     /// Whether `name` was declared in the initial state.
@@ -281,6 +335,7 @@ impl Builder {
             filter: self.filter,
             condition,
             unsupported,
+            api: self.api,
             symbols: Symbols {
                 addrs: self.addrs.into_names(),
                 regs,

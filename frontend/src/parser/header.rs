@@ -140,6 +140,11 @@ impl<'s> Parser<'s> {
             (Tok::Ident, Tok::At) => {
                 let name = self.location_name()?;
                 self.bump();
+                if self.at_word("multimem") {
+                    self.bump();
+                    self.b.declare_multimem(name, first.span)?;
+                    return self.multimem_members(name);
+                }
                 let (word, wspan) =
                     self.ident("a proxy (`generic`, `surface`, `texture` or `constant`)")?;
                 let proxy = alias_proxy(word).ok_or_else(|| {
@@ -153,6 +158,9 @@ impl<'s> Parser<'s> {
                 let target = self.location_name()?;
                 self.b
                     .declare_alias(name, proxy, target, first.span, target_tok.span)
+            }
+            (Tok::Ident, Tok::Ident) if matches!(self.text(first), "kernel" | "stream") => {
+                self.api_entry()
             }
             (Tok::Ident, _) => {
                 let name = self.location_name()?;

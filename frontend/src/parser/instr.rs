@@ -17,13 +17,13 @@ pub(crate) const INC_DEC_DEFAULT: i64 = u32::MAX as i64;
 
 /// A value operand before interning.
 #[derive(Copy, Clone)]
-enum Value<'s> {
+pub(super) enum Value<'s> {
     Imm(i64),
     Reg(&'s str),
 }
 
 /// The result of lowering: an instruction, or the name of an unsupported construct.
-enum Lowered {
+pub(super) enum Lowered {
     Instr(Instr),
     Unsupported(String),
 }
@@ -58,6 +58,10 @@ impl<'s> Parser<'s> {
         let start = self.pos;
         let first = self.peek();
         if first.tok == Tok::At {
+            if let Some(branch) = self.predicated_branch(t)? {
+                self.push(t, branch, first.span);
+                return Ok(());
+            }
             self.bump();
             self.skip_raw()?;
             self.unsupported(t, start, "predicated instruction".into(), first.span);
@@ -68,6 +72,9 @@ impl<'s> Parser<'s> {
         }
         let text = self.text(first);
         self.bump();
+        if self.multimem_instruction(t, text, first.span)? {
+            return Ok(());
+        }
         let shape = opcode::classify(text).map_err(|k| ParseError::new(k, first.span))?;
         if let Shape::Unsupported(construct) = shape {
             self.skip_raw()?;
@@ -154,7 +161,7 @@ impl<'s> Parser<'s> {
                     space,
                     access,
                     dst,
-                    addr: self.b.addr(addr),
+                    addr: self.b.addr_at(addr.0, addr.1),
                 }
             }
             Shape::Store {
@@ -169,7 +176,7 @@ impl<'s> Parser<'s> {
                     return Ok(Lowered::Unsupported("address offset".into()));
                 };
                 let src = c.values("source", v, access.vector)?;
-                let addr = self.b.addr(addr);
+                let addr = self.b.addr_at(addr.0, addr.1);
                 let src = src.into_iter().map(|v| self.val(t, v)).collect();
                 Instr::Store {
                     sem,
@@ -220,7 +227,7 @@ impl<'s> Parser<'s> {
                     .map(|o| c.value("swap operand", o))
                     .transpose()?;
                 let dst = dst.map(|d| self.b.reg(t, d));
-                let addr = self.b.addr(addr);
+                let addr = self.b.addr_at(addr.0, addr.1);
                 let a = self.val(t, a);
                 let b = b.map(|b| self.val(t, b));
                 Instr::Rmw {
@@ -303,6 +310,7 @@ impl<'s> Parser<'s> {
                     target: self.b.label_use(t, l.0, l.1),
                 }
             }
+            Shape::Async(a) => return self.lower_async(t, &c, a, ops),
             Shape::Unsupported(construct) => return Ok(Lowered::Unsupported(construct)),
         };
         Ok(Lowered::Instr(lowered))
@@ -373,7 +381,7 @@ impl<'s> Parser<'s> {
     }
 
     /// Interns a value operand of thread `t`.
-    fn val(&mut self, t: usize, v: Value<'_>) -> Val {
+    pub(super) fn val(&mut self, t: usize, v: Value<'_>) -> Val {
         match v {
             Value::Imm(i) => Val::Imm(i),
             Value::Reg(r) => Val::Reg(self.b.reg(t, r)),
@@ -382,13 +390,13 @@ impl<'s> Parser<'s> {
 }
 
 /// Operand checks of one instruction (no interning).
-struct Check<'a> {
-    instr: &'a str,
-    span: Span,
+pub(super) struct Check<'a> {
+    pub(super) instr: &'a str,
+    pub(super) span: Span,
 }
 
 impl Check<'_> {
-    fn count(&self, expected: &'static str, found: usize) -> ParseError {
+    pub(super) fn count(&self, expected: &'static str, found: usize) -> ParseError {
         ParseError::new(
             ParseErrorKind::OperandCount {
                 instr: self.instr.into(),
@@ -399,7 +407,12 @@ impl Check<'_> {
         )
     }
 
-    fn bad(&self, what: &'static str, expected: &'static str, op: &Operand<'_>) -> ParseError {
+    pub(super) fn bad(
+        &self,
+        what: &'static str,
+        expected: &'static str,
+        op: &Operand<'_>,
+    ) -> ParseError {
         ParseError::new(
             ParseErrorKind::BadOperand {
                 instr: self.instr.into(),
@@ -411,7 +424,7 @@ impl Check<'_> {
         )
     }
 
-    fn exactly<'o, 's, const N: usize>(
+    pub(super) fn exactly<'o, 's, const N: usize>(
         &self,
         ops: &'o [Operand<'s>],
         expected: &'static str,
@@ -419,14 +432,14 @@ impl Check<'_> {
         ops.try_into().map_err(|_| self.count(expected, ops.len()))
     }
 
-    fn reg<'s>(&self, what: &'static str, op: &Operand<'s>) -> PResult<&'s str> {
+    pub(super) fn reg<'s>(&self, what: &'static str, op: &Operand<'s>) -> PResult<&'s str> {
         match op.kind {
             OpKind::Name(n) => Ok(n),
             _ => Err(self.bad(what, "a register", op)),
         }
     }
 
-    fn value<'s>(&self, what: &'static str, op: &Operand<'s>) -> PResult<Value<'s>> {
+    pub(super) fn value<'s>(&self, what: &'static str, op: &Operand<'s>) -> PResult<Value<'s>> {
         match op.kind {
             OpKind::Int(i) => Ok(Value::Imm(i)),
             OpKind::Name(n) => Ok(Value::Reg(n)),
@@ -458,15 +471,15 @@ impl Check<'_> {
         }
     }
 
-    /// A location `x` or `[x]`; `None` for `[x+N]` (unsupported).
-    fn addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<&'s str>> {
-        let name = match op.kind {
-            OpKind::Name(n)
-            | OpKind::Addr {
-                name: n,
-                offset: false,
-            } => n,
-            OpKind::Addr { offset: true, .. } => return Ok(None),
+    /// A location `x`, `[x]` or `[x+N]` with its byte offset `N`; `None` for
+    /// a negative offset or one of 2^20 bytes or more (unsupported).
+    pub(super) fn addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<(&'s str, u32)>> {
+        let (name, offset) = match op.kind {
+            OpKind::Name(n) => (n, 0),
+            OpKind::Addr { name, offset } => match u32::try_from(offset) {
+                Ok(o) if o < 1 << 20 => (name, o),
+                _ => return Ok(None),
+            },
             _ => return Err(self.bad("address", "a location `x` or `[x]`", op)),
         };
         if name.starts_with('%') {
@@ -475,10 +488,10 @@ impl Check<'_> {
                 op.span,
             ));
         }
-        Ok(Some(name))
+        Ok(Some((name, offset)))
     }
 
-    fn label<'s>(&self, op: &Operand<'s>) -> PResult<(&'s str, Span)> {
+    pub(super) fn label<'s>(&self, op: &Operand<'s>) -> PResult<(&'s str, Span)> {
         match op.kind {
             OpKind::Name(n) => Ok((n, op.span)),
             _ => Err(self.bad("target", "a label", op)),

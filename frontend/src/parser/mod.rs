@@ -1,10 +1,13 @@
 //! The recursive-descent parser: header, initial state, thread table and final
 //! condition, lowered straight to the IR (no intermediate AST survives a cell).
 
+mod api;
+mod async_ops;
 mod builder;
 mod condition;
 mod header;
 mod instr;
+mod multimem;
 mod opcode;
 mod operand;
 mod threads;

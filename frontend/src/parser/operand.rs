@@ -12,8 +12,8 @@ pub(super) enum OpKind<'s> {
     Int(i64),
     /// A bare name: a register, a location (dialect) or a label.
     Name(&'s str),
-    /// `[name]`; `offset` when written `[name+N]`.
-    Addr { name: &'s str, offset: bool },
+    /// `[name]`, or `[name+N]` / `[name-N]` with `offset` the signed `N` (0 for `[name]`).
+    Addr { name: &'s str, offset: i64 },
     /// `{a, b, ...}`.
     Vector(Vec<Operand<'s>>),
     /// `!p` (a negated predicate).
@@ -65,10 +65,15 @@ impl<'s> Parser<'s> {
             Tok::LBracket => {
                 self.bump();
                 let (name, _) = self.ident("a location name inside `[...]`")?;
-                let offset = matches!(self.peek().tok, Tok::Plus | Tok::Minus);
-                if offset {
+                let sign = match self.peek().tok {
+                    Tok::Plus => Some(1),
+                    Tok::Minus => Some(-1),
+                    _ => None,
+                };
+                let mut offset = 0i64;
+                if let Some(sign) = sign {
                     self.bump();
-                    self.integer("an integer offset")?;
+                    offset = self.integer("an integer offset")?.0.saturating_mul(sign);
                 }
                 self.expect(Tok::RBracket, "`]` to close the address")?;
                 OpKind::Addr { name, offset }

@@ -326,7 +326,7 @@ fn condition_finds_percent_registers() {
 
 #[test]
 fn unsupported_constructs_are_listed() {
-    let t = one("bar.red.popc.u32 %r1, 0, %p1\n@%p1 bra LC00\nst.weak [x+4], 1\nmbarrier.init.shared.b64 [bar], 2");
+    let t = one("bar.red.popc.u32 %r1, 0, %p1\n@%p1 st.weak x, 1\nst.weak [x-4], 1\nmbarrier.arrive_drop.shared.b64 _, [bar]");
     let names: Vec<(&str, u32)> = t
         .unsupported
         .iter()
@@ -338,7 +338,7 @@ fn unsupported_constructs_are_listed() {
             ("bar.red", 4),
             ("predicated instruction", 5),
             ("address offset", 6),
-            ("mbarrier.init", 7)
+            ("mbarrier.arrive_drop", 7)
         ]
     );
     assert_eq!(
@@ -347,15 +347,46 @@ fn unsupported_constructs_are_listed() {
     );
     assert_eq!(
         t.threads[0].code[1].instr,
-        Instr::Unsupported("@%p1 bra LC00".into())
+        Instr::Unsupported("@%p1 st.weak x, 1".into())
     );
     assert_eq!(
         t.threads[0].code[2].instr,
-        Instr::Unsupported("st.weak [x + 4], 1".into())
+        Instr::Unsupported("st.weak [x -4], 1".into())
     );
     // Nothing of an unsupported instruction is interned.
     assert_eq!(t.symbols.addrs, ["x"]);
     assert!(t.symbols.regs[0].is_empty());
+}
+
+#[test]
+fn byte_offsets_and_multimem_addresses() {
+    let t = parse(
+        "PTX o { x = 5; m @ multimem; }\n P0@cta 0,gpu 0 ;\n st.global.u8 [x+3], 1 ;\n ld.global.u16 %r0, [x+3] ;\n ld.global.u32 %r1, [m] ;\n exists (x == 5)",
+    )
+    .expect("parses");
+    assert!(t.unsupported.is_empty());
+    assert_eq!(t.symbols.addrs, ["x", "m", "x+3"]);
+    assert_eq!(t.addresses[1].kind, AddrKind::Multimem);
+    assert_eq!(t.addresses[2].kind, AddrKind::Offset(AddrId(0), 3));
+    assert_eq!(t.addresses[2].phys, t.addresses[0].phys);
+    assert_eq!(t.addresses[2].vaddr, t.addresses[0].vaddr);
+    // Both instructions name the same interned `x+3`.
+    let addrs: Vec<AddrId> = t.threads[0]
+        .code
+        .iter()
+        .filter_map(|s| match s.instr {
+            Instr::Store { addr, .. } | Instr::Load { addr, .. } => Some(addr),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(addrs, [AddrId(2), AddrId(2), AddrId(1)]);
+    // The printer writes `[x+3]` back and declares `m`.
+    let printed = crate::print(&t);
+    assert!(
+        printed.contains("[x+3]") && printed.contains("m @ multimem;"),
+        "{printed}"
+    );
+    assert_eq!(parse(&printed).expect("reparses").addresses, t.addresses);
 }
 
 #[test]
@@ -532,4 +563,141 @@ fn a_cell_may_end_with_its_own_semicolon() {
         .expect("parses");
     let lens: Vec<usize> = t.threads.iter().map(|t| t.code.len()).collect();
     assert_eq!(lens, [1, 2]);
+}
+
+#[test]
+fn asynchronous_operations_and_mbarriers() {
+    use crate::ir::{AsyncInstr, MbarrierUpdate, Scope, StateSpace};
+    let i = instrs(
+        "cp.async.ca.shared.global [x], [x], 4\ncp.async.commit_group\ncp.async.wait_group 1\ncp.async.wait_all\ncp.async.mbarrier.arrive.noinc.shared::cta.b64 [x]\ncp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [x], [x], 16, [x]\ncp.async.bulk.global.shared::cta.bulk_group.relaxed.gpu [x], [x], 4\ncp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [x], [x], 4\ncp.async.bulk.wait_group.read 0\nst.async.release.cluster.shared::cluster.mbarrier::complete_tx::bytes.b32 [x], 1, [x]\nmbarrier.init.shared::cta.b64 [x], 2\nmbarrier.arrive.expect_tx.relaxed.cluster.shared::cta.b64 %s, [x], 8\nmbarrier.arrive.shared::cluster.b64 _, [x], 2\nmbarrier.try_wait.parity.shared::cta.b64 %p, [x], 1\nmbarrier.test_wait.relaxed.cta.shared::cta.b64 %p, [x], %s",
+    );
+    assert!(matches!(
+        i[0],
+        Instr::Async(AsyncInstr::Copy {
+            bulk: false,
+            mbar: None,
+            reduce: None,
+            dst_space: StateSpace::Shared,
+            src_space: StateSpace::Global,
+            ..
+        })
+    ));
+    assert_eq!(i[1], Instr::Async(AsyncInstr::Commit { bulk: false }));
+    assert!(matches!(
+        i[2],
+        Instr::Async(AsyncInstr::Wait {
+            bulk: false,
+            pending: 1,
+            all: false,
+            ..
+        })
+    ));
+    assert!(matches!(
+        i[3],
+        Instr::Async(AsyncInstr::Wait { all: true, .. })
+    ));
+    assert!(matches!(
+        i[4],
+        Instr::Async(AsyncInstr::CpAsyncArrive { noinc: true, .. })
+    ));
+    assert!(matches!(
+        i[5],
+        Instr::Async(AsyncInstr::Copy {
+            bulk: true,
+            mbar: Some(_),
+            size: 16,
+            sem: Sem::Weak,
+            ..
+        })
+    ));
+    assert!(matches!(
+        i[6],
+        Instr::Async(AsyncInstr::Copy {
+            sem: Sem::Relaxed,
+            scope: Some(Scope::Gpu),
+            ..
+        })
+    ));
+    assert!(matches!(
+        i[7],
+        Instr::Async(AsyncInstr::Copy {
+            reduce: Some(RmwOp::Add),
+            ..
+        })
+    ));
+    assert!(matches!(
+        i[8],
+        Instr::Async(AsyncInstr::Wait {
+            bulk: true,
+            read: true,
+            ..
+        })
+    ));
+    assert!(matches!(
+        i[9],
+        Instr::Async(AsyncInstr::StAsync {
+            sem: Sem::Release,
+            scope: Some(Scope::Cluster),
+            ..
+        })
+    ));
+    assert!(matches!(
+        i[10],
+        Instr::Async(AsyncInstr::MbarrierInit { count: 2, .. })
+    ));
+    assert!(matches!(
+        i[11],
+        Instr::Async(AsyncInstr::MbarrierUpdate {
+            kind: MbarrierUpdate::ArriveExpectTx,
+            sem: Sem::Relaxed,
+            scope: Scope::Cluster,
+            dst: Some(_),
+            tx: 8,
+            ..
+        })
+    ));
+    assert!(matches!(
+        i[12],
+        Instr::Async(AsyncInstr::MbarrierUpdate {
+            kind: MbarrierUpdate::Arrive,
+            sem: Sem::Release,
+            dst: None,
+            count: 2,
+            space: StateSpace::SharedCluster,
+            ..
+        })
+    ));
+    assert!(matches!(
+        i[13],
+        Instr::Async(AsyncInstr::MbarrierWait {
+            try_wait: true,
+            parity: true,
+            sem: Sem::Acquire,
+            ..
+        })
+    ));
+    assert!(matches!(
+        i[14],
+        Instr::Async(AsyncInstr::MbarrierWait {
+            try_wait: false,
+            parity: false,
+            sem: Sem::Relaxed,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn predicated_branches_and_unsupported_async_forms() {
+    let i = instrs("L:\n@%p bra L\n@!%p bra.uni L");
+    assert!(matches!(i[1], Instr::Branch { cmp: CmpOp::Ne, .. }));
+    assert!(matches!(i[2], Instr::Branch { cmp: CmpOp::Eq, .. }));
+    let t = one("@%p st.global.u32 [x], 1\ncp.async.bulk.tensor.2d.shared::cluster.global [x], [x]\nld.global.nc.u32 %r0, [x]\nmbarrier.arrive_drop.shared::cta.b64 _, [x]");
+    let names: Vec<&str> = t.unsupported.iter().map(|u| u.construct.as_str()).collect();
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(names.contains(&"ld.nc (outside the memory model, 8.1)"));
+    assert_eq!(
+        err("PTX t {}\n P0@cta 0,gpu 0 ;\n mbarrier.arrive.acquire.cta.shared::cta.b64 _, [x] ;\nexists 0==0"),
+        "3:2: `mbarrier.arrive.acquire.cta.shared::cta.b64` cannot have `.acquire` semantics"
+    );
 }

@@ -15,6 +15,7 @@ impl Parser<'_> {
     pub(super) fn thread_table(&mut self) -> PResult<()> {
         self.thread_header()?;
         self.b.resolve_pending_regs()?;
+        self.resolve_kernels()?;
         while !self.at_tail() {
             self.row()?;
         }

@@ -25,7 +25,7 @@ fn label_name(t: &Test, th: usize, l: LabelId) -> String {
         .unwrap_or_else(|| format!("label{}", l.index()))
 }
 
-fn scope_word(s: Scope) -> &'static str {
+pub(super) fn scope_word(s: Scope) -> &'static str {
     match s {
         Scope::Cta => "cta",
         Scope::Cluster => "cluster",
@@ -51,7 +51,7 @@ fn sem_mods(sem: Sem, scope: Option<Scope>) -> String {
     }
 }
 
-fn space_mod(space: StateSpace, ptx: bool) -> &'static str {
+pub(super) fn space_mod(space: StateSpace, ptx: bool) -> &'static str {
     match space {
         StateSpace::Global if ptx => ".global",
         StateSpace::Global => "",
@@ -75,7 +75,7 @@ fn proxy_mod(p: Proxy) -> &'static str {
 }
 
 /// `.v2.b32` and friends; `arith` picks `.u32` over `.b32` (for `atom.add`).
-fn access_mods(a: Access, arith: bool) -> String {
+pub(super) fn access_mods(a: Access, arith: bool) -> String {
     let vec = if a.vector == 1 {
         String::new()
     } else {
@@ -91,15 +91,15 @@ fn access_mods(a: Access, arith: bool) -> String {
 }
 
 /// Spelling context of one statement.
-struct Ctx<'a> {
-    t: &'a Test,
-    th: usize,
+pub(super) struct Ctx<'a> {
+    pub(super) t: &'a Test,
+    pub(super) th: usize,
     /// PTX spelling: `%r0`, `[x]`.
-    ptx: bool,
+    pub(super) ptx: bool,
 }
 
 impl Ctx<'_> {
-    fn reg(&self, r: RegId) -> String {
+    pub(super) fn reg(&self, r: RegId) -> String {
         let name = reg_name(self.t, self.th, r);
         if self.ptx {
             format!("%{name}")
@@ -108,16 +108,22 @@ impl Ctx<'_> {
         }
     }
 
-    fn val(&self, v: Operand) -> String {
+    pub(super) fn val(&self, v: Operand) -> String {
         match v {
             Operand::Imm(i) => i.to_string(),
             Operand::Reg(r) => self.reg(r),
         }
     }
 
-    fn addr(&self, a: crate::ir::AddrId) -> String {
+    pub(super) fn addr(&self, a: crate::ir::AddrId) -> String {
         let name = super::addr(self.t, a);
-        if self.ptx {
+        let offset = self
+            .t
+            .addresses
+            .get(a.index())
+            .is_some_and(|ad| matches!(ad.kind, crate::ir::AddrKind::Offset(..)));
+        // `[x+N]` needs its brackets in the dialect too.
+        if self.ptx || offset {
             format!("[{name}]")
         } else {
             name
@@ -272,6 +278,10 @@ pub(super) fn stmt(t: &Test, th: usize, i: &Instr) -> String {
             label_name(t, th, *target)
         ),
         Instr::Unsupported(text) => text.clone(),
+        Instr::Async(a) => {
+            c.ptx = true;
+            super::async_instr::stmt(&c, a)
+        }
     }
 }
 
@@ -297,7 +307,7 @@ fn fence(kind: FenceKind, scope: Option<Scope>) -> String {
 }
 
 /// The `.op` of `atom`/`red`, and whether it is arithmetic (typed `.uN`).
-fn rmw_word(op: RmwOp) -> (&'static str, bool) {
+pub(super) fn rmw_word(op: RmwOp) -> (&'static str, bool) {
     match op {
         RmwOp::Add => ("add", true),
         RmwOp::Sub => ("sub", true),
@@ -312,6 +322,7 @@ fn rmw_word(op: RmwOp) -> (&'static str, bool) {
         RmwOp::Xor => ("xor", false),
         RmwOp::Exch => ("exch", false),
         RmwOp::Cas => ("cas", false),
+        RmwOp::Mbarrier => ("mbarrier", false),
     }
 }
 
@@ -329,6 +340,8 @@ fn binop_word(op: BinOp) -> &'static str {
         BinOp::Shr => "shr",
         BinOp::Min => "min",
         BinOp::Max => "max",
+        BinOp::MbarrierParityDone => "mbarrier.parity_done",
+        BinOp::MbarrierStateDone => "mbarrier.state_done",
     }
 }
 

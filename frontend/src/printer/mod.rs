@@ -7,6 +7,7 @@
 //! spell are printed in the dialect (`ld.acquire.gpu r1, y`); typed and vector
 //! accesses in PTX spelling (`ld.relaxed.sys.global.b32 %r0, [x]`).
 
+mod async_instr;
 mod instr;
 
 use crate::ir::{AddrId, AddrKind, CmpOp, Prop, Quantifier, Term, Test};
@@ -36,7 +37,34 @@ pub(crate) fn print(t: &Test) -> String {
                 crate::parser::proxy_word(p),
                 addr(t, of)
             ),
+            AddrKind::Multimem => writeln!(out, "{name} @ multimem;"),
+            // `[x+N]` is written in the instructions only.
+            AddrKind::Offset(..) => Ok(()),
         };
+    }
+    for k in &t.api.kernels {
+        let threads: Vec<String> = k
+            .threads
+            .iter()
+            .map(|t| format!("P{}", t.index()))
+            .collect();
+        let _ = writeln!(out, "kernel {} = {};", k.name, threads.join(", "));
+    }
+    for s in &t.api.streams {
+        let tasks: Vec<String> = s
+            .tasks
+            .iter()
+            .map(|task| match task {
+                crate::ir::Task::Kernel(k) => t
+                    .api
+                    .kernels
+                    .get(*k)
+                    .map_or_else(|| "?".to_string(), |k| k.name.clone()),
+                crate::ir::Task::Record(e) => format!("record {e}"),
+                crate::ir::Task::Wait(e) => format!("wait {e}"),
+            })
+            .collect();
+        let _ = writeln!(out, "stream {} = {};", s.name, tasks.join(", "));
     }
     for &(th, r, v) in &t.init_regs {
         let _ = writeln!(

@@ -7,7 +7,7 @@ use crate::error::ParseErrorKind;
 use crate::ir::{Access, Proxy, RmwOp, Scope, Sem, StateSpace};
 
 /// Operations of `atom` / `red`.
-fn rmw_op(s: &str) -> Option<RmwOp> {
+pub(super) fn rmw_op(s: &str) -> Option<RmwOp> {
     Some(match s {
         "add" => RmwOp::Add,
         "sub" => RmwOp::Sub,
@@ -90,6 +90,13 @@ pub(super) fn memory(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                 "shared" | "shared::cta" => set(m, &mut mm.space, w, StateSpace::Shared)?,
                 "shared::cluster" => set(m, &mut mm.space, w, StateSpace::SharedCluster)?,
                 "const" => set(m, &mut mm.space, w, StateSpace::Const)?,
+                // 8.1: "The memory consistency model does not apply to texture
+                // (including ld.global.nc) and surface accesses."
+                "nc" if m.base == "ld" => {
+                    unsupported.get_or_insert_with(|| {
+                        format!("{}.nc (outside the memory model, 8.1)", m.base)
+                    });
+                }
                 "nc" => set(m, &mut mm.proxy, w, Proxy::Readonly)?,
                 "v2" => set(m, &mut mm.vector, w, 2)?,
                 "v4" => set(m, &mut mm.vector, w, 4)?,
@@ -182,6 +189,26 @@ fn plain_sem(
     }
 }
 
+/// 8.4.1 and the `ld`/`st` syntax: an mmio access is written
+/// `{ld,st}.mmio.relaxed.sys{.global}.type`, on global memory, scalar.
+fn mmio_form(
+    m: &Mnemonic<'_>,
+    sem: Sem,
+    space: StateSpace,
+    access: Access,
+) -> Result<(), ParseErrorKind> {
+    if sem != Sem::Mmio {
+        return Ok(());
+    }
+    if space != StateSpace::Global {
+        return Err(m.bad("`.mmio` accesses the `.global` state space only"));
+    }
+    if access.vector != 1 {
+        return Err(m.bad("`.mmio` takes no vector type (`.v2`, `.v4`)"));
+    }
+    Ok(())
+}
+
 fn no_op(m: &Mnemonic<'_>, mm: &MemMods<'_>) -> Result<(), ParseErrorKind> {
     match mm.op {
         Some((w, _)) => Err(m.bad(format!("`.{w}` is an operation of `atom` and `red`"))),
@@ -197,6 +224,7 @@ fn load(
 ) -> Result<Shape, ParseErrorKind> {
     no_op(m, mm)?;
     let (sem, scope) = plain_sem(m, mm, SemWord::Acquire)?;
+    mmio_form(m, sem, space, access)?;
     Ok(Shape::Load {
         sem,
         scope,
@@ -221,6 +249,7 @@ fn store(
         return Err(m.bad("`.nc` is for loads only"));
     }
     let (sem, scope) = plain_sem(m, mm, SemWord::Release)?;
+    mmio_form(m, sem, space, access)?;
     Ok(Shape::Store {
         sem,
         scope,

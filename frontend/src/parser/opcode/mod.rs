@@ -5,7 +5,11 @@
 //! type, vector width, operation, proxy) at most once. Known PTX instructions that
 //! the checker does not model yet classify as [`Shape::Unsupported`].
 
+mod async_ops;
 mod memory;
+
+pub(super) use async_ops::AsyncShape;
+use memory::rmw_op as memory_rmw_op;
 
 use crate::error::ParseErrorKind;
 use crate::ir::{
@@ -69,6 +73,8 @@ pub(super) enum Shape {
     Goto,
     /// `beq a, b, L` and friends.
     Branch(CmpOp),
+    /// An asynchronous operation or an `mbarrier` instruction (8.9.1.1).
+    Async(AsyncShape),
     /// A PTX construct the checker does not support; the string names it.
     Unsupported(String),
 }
@@ -240,6 +246,9 @@ pub(super) fn classify(text: &str) -> Result<Shape, ParseErrorKind> {
         mods: parts.collect(),
     };
     match base {
+        "cp" => async_ops::cp(&m),
+        "mbarrier" => async_ops::mbarrier(&m),
+        "st" if m.mods.first() == Some(&"async") => async_ops::st_async(&m),
         "ld" | "tld" | "suld" | "cold" | "st" | "sust" | "atom" | "suatom" | "red" | "sured" => {
             memory::memory(&m)
         }

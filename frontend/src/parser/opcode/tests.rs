@@ -65,8 +65,14 @@ fn defaults_of_atom_and_fence() {
 
 #[test]
 fn proxies() {
-    assert!(matches!(
+    assert_eq!(
         classify("ld.global.nc.u32"),
+        Ok(Shape::Unsupported(
+            "ld.nc (outside the memory model, 8.1)".into()
+        ))
+    );
+    assert!(matches!(
+        classify("ld.global.proxy::readonly.u32"),
         Ok(Shape::Load {
             proxy: Proxy::Readonly,
             ..
@@ -164,9 +170,12 @@ fn unsupported_constructs() {
     };
     assert_eq!(u("bar.red.popc.u32"), "bar.red");
     assert_eq!(u("barrier.red.and.pred"), "bar.red");
-    assert_eq!(u("mbarrier.arrive.expect_tx.shared.b64"), "mbarrier.arrive");
-    assert_eq!(u("cp.async.bulk.shared::cluster.global"), "cp.async");
-    assert_eq!(u("st.async.shared::cluster.b32"), "st.async");
+    assert_eq!(u("mbarrier.arrive_drop.shared.b64"), "mbarrier.arrive_drop");
+    assert_eq!(
+        u("cp.async.bulk.tensor.2d.shared::cluster.global"),
+        "cp.async.bulk.tensor"
+    );
+    assert_eq!(u("st.async.shared::cluster.v4.b32"), "st.async");
     assert_eq!(u("setp.eq.u32"), "setp");
     assert_eq!(
         u("barrier.cluster.arrive.relaxed.aligned"),

@@ -1,0 +1,410 @@
+//! Events of the asynchronous operations and `mbarrier` instructions (8.9.1.1).
+//!
+//! An asynchronous instruction's events are emitted when the thread issues
+//! it, in this order: the copy's source read, its destination write (or the
+//! read and write halves of a reduction), then the read and write halves of
+//! the implicit mbarrier complete-tx. They carry an [`AsyncOrder`] that says
+//! which earlier events of the thread they are ordered after; the model reads
+//! program order off it (`model/program_order.rs`).
+//!
+//! The mbarrier object is a memory location whose value packs its state
+//! ([`mbarrier`]): `init` is a weak write, arrive-on and the transaction
+//! updates are atomic read-modify-writes, `test_wait` / `try_wait` a read.
+
+use super::{Deps, Effect, Pending, RmwPlan, ThreadState};
+use crate::event::{AsyncAfter, AsyncGroup, AsyncOp, AsyncOrder, EventKind, Location};
+use crate::interp::{ThreadCode, Value};
+use ptxmc_frontend::ir::{mbarrier, AsyncInstr, BinOp, MbarrierUpdate, Proxy, RmwOp, Scope, Sem};
+
+/// The write half of an asynchronous read-modify-write: where and how.
+pub(super) struct RmwTarget {
+    pub loc: Location,
+    pub sem: Sem,
+    pub scope: Option<Scope>,
+    pub proxy: Proxy,
+    pub order: Option<AsyncOrder>,
+    pub last: bool,
+}
+
+/// 8.9.1.1 leaves the semantics of the implicit complete-tx to the
+/// instruction descriptions, which give it `.release` at `.cluster` scope.
+const COMPLETE_TX_SEM: Sem = Sem::Release;
+const COMPLETE_TX_SCOPE: Scope = Scope::Cluster;
+
+fn group_index(g: AsyncGroup) -> usize {
+    match g {
+        AsyncGroup::CpAsync => 0,
+        AsyncGroup::Bulk => 1,
+        AsyncGroup::Other => 2,
+    }
+}
+
+impl<V: Value> ThreadState<V> {
+    /// The order tag of an event of the operation of kind `group` being issued.
+    fn async_tag(&self, group: AsyncGroup, after: AsyncAfter, complete_tx: bool) -> AsyncOrder {
+        let awaited = match (after, group) {
+            (AsyncAfter::All, _) => self.awaited,
+            // cp.async.mbarrier.arrive: after every prior cp.async operation.
+            (AsyncAfter::Nothing, AsyncGroup::Other) if !complete_tx => [self.issued[0], 0],
+            _ => [0, 0],
+        };
+        AsyncOrder {
+            op: Some(AsyncOp {
+                group,
+                id: self.issued[group_index(group)],
+                after,
+                complete_tx,
+            }),
+            awaited,
+        }
+    }
+
+    /// Counts the operation of the event just committed as issued when it
+    /// was the operation's last event.
+    pub(super) fn finish_async(&mut self, order: &AsyncOrder) {
+        if let Some(op) = order.op {
+            let g = group_index(op.group);
+            self.issued[g] = self.issued[g].saturating_add(1);
+        }
+    }
+
+    /// Where the complete-tx or reduction write half of the asynchronous
+    /// instruction `a` goes, given the event index `self.sub`.
+    pub(super) fn async_rmw_target(&self, code: &ThreadCode, a: &AsyncInstr) -> RmwTarget {
+        let ct = |mbar, group| RmwTarget {
+            loc: Self::location(code, mbar),
+            sem: COMPLETE_TX_SEM,
+            scope: Some(COMPLETE_TX_SCOPE),
+            proxy: Proxy::Generic,
+            order: Some(self.async_tag(group, AsyncAfter::Nothing, true)),
+            last: true,
+        };
+        match a {
+            AsyncInstr::Copy {
+                bulk,
+                sem,
+                scope,
+                dst,
+                mbar,
+                reduce: Some(_),
+                ..
+            } if self.sub <= 2 => RmwTarget {
+                loc: Self::location(code, *dst),
+                sem: *sem,
+                scope: *scope,
+                proxy: if *bulk { Proxy::Async } else { Proxy::Generic },
+                order: Some(self.copy_tag(*bulk)),
+                last: mbar.is_none(),
+            },
+            AsyncInstr::Copy {
+                bulk,
+                mbar: Some(m),
+                ..
+            } => ct(
+                *m,
+                if *bulk {
+                    AsyncGroup::Bulk
+                } else {
+                    AsyncGroup::CpAsync
+                },
+            ),
+            AsyncInstr::StAsync { mbar, .. } => ct(*mbar, AsyncGroup::Other),
+            AsyncInstr::CpAsyncArrive { mbar, .. } => RmwTarget {
+                loc: Self::location(code, *mbar),
+                sem: Sem::Release,
+                scope: Some(Scope::Cta),
+                proxy: Proxy::Generic,
+                order: Some(self.async_tag(AsyncGroup::Other, AsyncAfter::Nothing, false)),
+                last: true,
+            },
+            AsyncInstr::MbarrierUpdate {
+                sem, scope, mbar, ..
+            } => RmwTarget {
+                loc: Self::location(code, *mbar),
+                sem: *sem,
+                scope: Some(*scope),
+                proxy: Proxy::Generic,
+                order: None,
+                last: true,
+            },
+            _ => RmwTarget {
+                loc: Self::location(code, ptxmc_frontend::ir::AddrId(0)),
+                sem: Sem::Weak,
+                scope: None,
+                proxy: Proxy::Generic,
+                order: None,
+                last: true,
+            },
+        }
+    }
+
+    /// The tag of a copy's own accesses: `cp.async` after every prior
+    /// instruction; `.async.bulk` accesses (async proxy) after prior
+    /// `fence.proxy.async` only (`docs/model-notes.md`).
+    fn copy_tag(&self, bulk: bool) -> AsyncOrder {
+        if bulk {
+            self.async_tag(AsyncGroup::Bulk, AsyncAfter::ProxyAsyncFences, false)
+        } else {
+            self.async_tag(AsyncGroup::CpAsync, AsyncAfter::All, false)
+        }
+    }
+
+    /// The read half of an mbarrier update by `arrivals` and `tx`.
+    fn mbarrier_rmw_read(
+        &self,
+        code: &ThreadCode,
+        mbar: ptxmc_frontend::ir::AddrId,
+        dst: Option<ptxmc_frontend::ir::RegId>,
+        (arrivals, tx): (i64, i64),
+        (sem, scope): (Sem, Scope),
+        order: Option<AsyncOrder>,
+    ) -> Pending<V> {
+        let kind = EventKind::Read {
+            loc: Self::location(code, mbar),
+            value: 0,
+            rmw: true,
+            red: dst.is_none(),
+        };
+        let mut e = self.base_event(code, kind);
+        (e.sem, e.scope, e.proxy) = (sem, Some(scope), Proxy::Generic);
+        if let Some(o) = order {
+            e.async_order = o;
+        }
+        Pending {
+            event: e,
+            effect: Effect::Read {
+                dst,
+                rmw: Some(RmwPlan {
+                    op: RmwOp::Mbarrier,
+                    a: V::constant(arrivals),
+                    b: V::constant(tx),
+                    deps: Deps::new(),
+                }),
+            },
+            last: false,
+        }
+    }
+
+    /// The event number `self.sub` of the asynchronous or `mbarrier`
+    /// instruction `a`; `None` for instructions without events.
+    pub(super) fn async_event(&self, code: &ThreadCode, a: &AsyncInstr) -> Option<Pending<V>> {
+        match a {
+            AsyncInstr::Copy {
+                bulk,
+                sem,
+                scope,
+                dst,
+                src,
+                size,
+                mbar,
+                reduce,
+                ..
+            } => {
+                let proxy = if *bulk { Proxy::Async } else { Proxy::Generic };
+                let ct_at = if reduce.is_some() { 3 } else { 2 };
+                match self.sub {
+                    0 => {
+                        let kind = EventKind::Read {
+                            loc: Self::location(code, *src),
+                            value: 0,
+                            rmw: false,
+                            red: false,
+                        };
+                        let mut e = self.base_event(code, kind);
+                        (e.sem, e.scope, e.proxy) = (*sem, *scope, proxy);
+                        e.async_order = self.copy_tag(*bulk);
+                        Some(Pending {
+                            event: e,
+                            effect: Effect::CopyRead,
+                            last: false,
+                        })
+                    }
+                    1 => {
+                        let (value, deps) = self
+                            .copy_value
+                            .clone()
+                            .unwrap_or_else(|| (V::constant(0), Deps::new()));
+                        if let Some(op) = reduce {
+                            let kind = EventKind::Read {
+                                loc: Self::location(code, *dst),
+                                value: 0,
+                                rmw: true,
+                                red: true,
+                            };
+                            let mut e = self.base_event(code, kind);
+                            (e.sem, e.scope, e.proxy) = (*sem, *scope, proxy);
+                            e.async_order = self.copy_tag(*bulk);
+                            return Some(Pending {
+                                event: e,
+                                effect: Effect::Read {
+                                    dst: None,
+                                    rmw: Some(RmwPlan {
+                                        op: *op,
+                                        a: value,
+                                        b: V::constant(0),
+                                        deps,
+                                    }),
+                                },
+                                last: false,
+                            });
+                        }
+                        let kind = EventKind::Write {
+                            loc: Self::location(code, *dst),
+                            value: value.as_constant().unwrap_or(0),
+                            rmw: false,
+                            init: false,
+                        };
+                        let mut e = self.base_event(code, kind);
+                        (e.sem, e.scope, e.proxy) = (*sem, *scope, proxy);
+                        e.async_order = self.copy_tag(*bulk);
+                        e.data_deps = deps;
+                        Some(Pending {
+                            event: e,
+                            effect: Effect::Write { value },
+                            last: mbar.is_none(),
+                        })
+                    }
+                    s if s == ct_at => {
+                        let m = (*mbar)?;
+                        let group = if *bulk {
+                            AsyncGroup::Bulk
+                        } else {
+                            AsyncGroup::CpAsync
+                        };
+                        Some(self.mbarrier_rmw_read(
+                            code,
+                            m,
+                            None,
+                            (0, -size),
+                            (COMPLETE_TX_SEM, COMPLETE_TX_SCOPE),
+                            Some(self.async_tag(group, AsyncAfter::Nothing, true)),
+                        ))
+                    }
+                    _ => None,
+                }
+            }
+            AsyncInstr::StAsync {
+                sem,
+                scope,
+                access,
+                addr,
+                src,
+                mbar,
+            } => match self.sub {
+                0 => {
+                    let (value, deps) = self.operand(*src);
+                    let kind = EventKind::Write {
+                        loc: Self::location(code, *addr),
+                        value: value.as_constant().unwrap_or(0),
+                        rmw: false,
+                        init: false,
+                    };
+                    let mut e = self.base_event(code, kind);
+                    (e.sem, e.scope) = (*sem, *scope);
+                    e.async_order = self.async_tag(AsyncGroup::Other, AsyncAfter::All, false);
+                    e.data_deps = deps;
+                    Some(Pending {
+                        event: e,
+                        effect: Effect::Write { value },
+                        last: false,
+                    })
+                }
+                1 => {
+                    let bytes = i64::from(access.bytes.max(1));
+                    Some(self.mbarrier_rmw_read(
+                        code,
+                        *mbar,
+                        None,
+                        (0, -bytes),
+                        (COMPLETE_TX_SEM, COMPLETE_TX_SCOPE),
+                        Some(self.async_tag(AsyncGroup::Other, AsyncAfter::Nothing, true)),
+                    ))
+                }
+                _ => None,
+            },
+            AsyncInstr::CpAsyncArrive { mbar, noinc } => {
+                // Without `.noinc` the pending count is incremented before the
+                // asynchronous arrive-on: no net arrival.
+                let arrivals = i64::from(*noinc);
+                (self.sub == 0).then(|| {
+                    self.mbarrier_rmw_read(
+                        code,
+                        *mbar,
+                        None,
+                        (arrivals, 0),
+                        (Sem::Release, Scope::Cta),
+                        Some(self.async_tag(AsyncGroup::Other, AsyncAfter::Nothing, false)),
+                    )
+                })
+            }
+            AsyncInstr::MbarrierInit { mbar, count } => (self.sub == 0).then(|| {
+                let value = mbarrier::init(*count);
+                let kind = EventKind::Write {
+                    loc: Self::location(code, *mbar),
+                    value,
+                    rmw: false,
+                    init: false,
+                };
+                Pending {
+                    event: self.base_event(code, kind),
+                    effect: Effect::Write {
+                        value: V::constant(value),
+                    },
+                    last: true,
+                }
+            }),
+            AsyncInstr::MbarrierUpdate {
+                kind,
+                sem,
+                scope,
+                dst,
+                mbar,
+                count,
+                tx,
+                ..
+            } => {
+                let delta = match kind {
+                    MbarrierUpdate::Arrive => (*count, 0),
+                    MbarrierUpdate::ArriveExpectTx => (1, *tx),
+                    MbarrierUpdate::ExpectTx => (0, *tx),
+                    MbarrierUpdate::CompleteTx => (0, -tx),
+                };
+                (self.sub == 0)
+                    .then(|| self.mbarrier_rmw_read(code, *mbar, *dst, delta, (*sem, *scope), None))
+            }
+            AsyncInstr::MbarrierWait {
+                sem,
+                scope,
+                dst,
+                mbar,
+                parity,
+                x,
+                ..
+            } => (self.sub == 0).then(|| {
+                let kind = EventKind::Read {
+                    loc: Self::location(code, *mbar),
+                    value: 0,
+                    rmw: false,
+                    red: false,
+                };
+                let mut e = self.base_event(code, kind);
+                (e.sem, e.scope) = (*sem, Some(*scope));
+                let (x, _) = self.operand(*x);
+                Pending {
+                    event: e,
+                    effect: Effect::Wait {
+                        dst: *dst,
+                        op: if *parity {
+                            BinOp::MbarrierParityDone
+                        } else {
+                            BinOp::MbarrierStateDone
+                        },
+                        x,
+                    },
+                    last: true,
+                }
+            }),
+            AsyncInstr::Commit { .. } | AsyncInstr::Wait { .. } => None,
+        }
+    }
+}

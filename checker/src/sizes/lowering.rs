@@ -1,0 +1,587 @@
+//! The rewriting of a test whose locations are cut into granules (8.2,
+//! 8.2.4): new locations and addresses, accesses split into one access per
+//! granule with the register arithmetic that slices and reassembles values.
+
+use super::check::{Origin, SizeInfo};
+use super::report_map::{ReportMap, TermValue};
+use super::{
+    base_offset, first_span, granules, mask, name_of, phys_name, scalars, slice, Prepared, Scalar,
+};
+use ptxmc_frontend::ir::{
+    Access, AddrId, AddrKind, Address, BinOp, Condition, Instr, Operand, PhysId, Prop, Quantifier,
+    RegId, RmwOp, Sem, Stmt, Term, Test, VAddrId,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The rewriting of a test with split locations.
+pub(super) struct Lowering<'t> {
+    test: &'t Test,
+    /// Per original physical location: its granules (one `(0, 0)` pseudo
+    /// granule for a location that is not split) and their new ids.
+    // invariant: `granules`, `new_phys` and `split` have one entry per physical
+    // location of `test` (`test.n_phys`), and `new_phys[p]` one id per
+    // granule of `granules[p]`; every memory instruction's address has its
+    // physical location below `test.n_phys` (`prepare` only builds a
+    // `Lowering` from accesses it read through `scalars`, which checks it).
+    granules: Vec<Vec<(u32, u32)>>,
+    new_phys: Vec<Vec<PhysId>>,
+    split: Vec<bool>,
+    /// The rewritten test being built.
+    // invariant: `out` starts as a clone of `test`: same threads and addresses
+    // (plus the granule addresses appended after them).
+    out: Test,
+    /// Per original address and granule index: the new address.
+    gaddr: HashMap<(usize, usize), AddrId>,
+    origin: Vec<Vec<Option<Origin>>>,
+    multimem_phys: Vec<bool>,
+    /// The next scalar operation id.
+    next_op: u32,
+}
+
+impl<'t> Lowering<'t> {
+    pub(super) fn new(
+        test: &'t Test,
+        ranges: &[Vec<(u32, u32)>],
+        split: &[bool],
+        multimem_phys: &[bool],
+    ) -> Result<Self, String> {
+        let mut out = test.clone();
+        let mut granule_list = Vec::new();
+        let mut new_phys = Vec::new();
+        let mut init_mem = Vec::new();
+        for (p, r) in ranges.iter().enumerate() {
+            let init = test.init_mem.get(p).copied().unwrap_or(0);
+            if split[p] {
+                let g = granules(r);
+                if let Some(&(s, e)) = g.iter().find(|&&(s, e)| e - s > 8) {
+                    return Err(format!(
+                        "mixed-size accesses to {} (a part of {} bytes at byte {s}) at {}",
+                        phys_name(test, PhysId::new(p)),
+                        e - s,
+                        first_span(test, PhysId::new(p))
+                    ));
+                }
+                new_phys.push(
+                    g.iter()
+                        .map(|&(s, e)| {
+                            init_mem.push(slice(init, s, e - s));
+                            PhysId::new(init_mem.len() - 1)
+                        })
+                        .collect(),
+                );
+                granule_list.push(g);
+            } else {
+                init_mem.push(init);
+                new_phys.push(vec![PhysId::new(init_mem.len() - 1)]);
+                granule_list.push(vec![(0, 0)]);
+            }
+        }
+        // Virtual addresses: one per (old virtual address, granule).
+        let mut vmap: HashMap<(VAddrId, usize), VAddrId> = HashMap::new();
+        let mut n_vaddr = 0u32;
+        let mut vaddr = |v: VAddrId, g: usize| {
+            *vmap.entry((v, g)).or_insert_with(|| {
+                n_vaddr += 1;
+                VAddrId(n_vaddr - 1)
+            })
+        };
+        let mut gaddr = HashMap::new();
+        for (i, a) in test.addresses.iter().enumerate() {
+            let p = a.phys.index();
+            let first = new_phys
+                .get(p)
+                .and_then(|v| v.first())
+                .copied()
+                .unwrap_or(PhysId(0));
+            out.addresses[i] = Address {
+                kind: a.kind,
+                phys: first,
+                vaddr: vaddr(a.vaddr, 0),
+            };
+            if !split.get(p).copied().unwrap_or(false) || matches!(a.kind, AddrKind::Offset(..)) {
+                gaddr.insert((i, 0), AddrId::new(i));
+                continue;
+            }
+            for (g, &(s, e)) in granule_list[p].iter().enumerate() {
+                let kind = match a.kind {
+                    AddrKind::GenericAlias(of) => {
+                        AddrKind::GenericAlias(gaddr.get(&(of.index(), g)).copied().unwrap_or(of))
+                    }
+                    AddrKind::ProxyAlias(px, of) => {
+                        AddrKind::ProxyAlias(px, gaddr.get(&(of.index(), g)).copied().unwrap_or(of))
+                    }
+                    k => k,
+                };
+                out.addresses.push(Address {
+                    kind,
+                    phys: new_phys[p][g],
+                    vaddr: vaddr(a.vaddr, g),
+                });
+                out.symbols
+                    .addrs
+                    .push(format!("{}[{s}..{e}]", name_of(test, AddrId::new(i))));
+                gaddr.insert((i, g), AddrId::new(out.addresses.len() - 1));
+            }
+        }
+        out.n_phys = init_mem.len() as u32;
+        out.init_mem = init_mem;
+        out.n_vaddr = n_vaddr;
+        Ok(Self {
+            test,
+            granules: granule_list,
+            new_phys,
+            split: split.to_vec(),
+            out,
+            gaddr,
+            origin: Vec::new(),
+            multimem_phys: multimem_phys.to_vec(),
+            next_op: 0,
+        })
+    }
+
+    pub(super) fn run(mut self) -> Result<Prepared, String> {
+        for t in 0..self.test.threads.len() {
+            let code = self.thread(t)?;
+            self.out.threads[t].code = code;
+        }
+        let map = self.report_map();
+        let n_phys = self.test.n_phys as usize;
+        let mut multimem = vec![false; self.out.addresses.len()];
+        for (i, m) in multimem.iter_mut().enumerate() {
+            // The original addresses keep their ids.
+            if let Some(a) = self.test.addresses.get(i) {
+                *m = self
+                    .multimem_phys
+                    .get(a.phys.index())
+                    .copied()
+                    .unwrap_or(false);
+            }
+        }
+        // Names per new physical location (for messages): those of the original one.
+        let mut names = vec![String::new(); self.out.n_phys as usize];
+        for p in 0..n_phys {
+            for &np in &self.new_phys[p] {
+                if let Some(n) = names.get_mut(np.index()) {
+                    *n = phys_name(self.test, PhysId::new(p));
+                }
+            }
+        }
+        // Origins name original locations; SizeInfo names new ones.
+        let mut origin = std::mem::take(&mut self.origin);
+        for th in &mut origin {
+            for o in th.iter_mut().flatten() {
+                o.phys = self
+                    .new_phys
+                    .get(o.phys.index())
+                    .and_then(|v| v.first())
+                    .copied()
+                    .unwrap_or(o.phys);
+            }
+        }
+        let info = SizeInfo {
+            origin,
+            multimem,
+            names,
+        };
+        Ok(Prepared {
+            test: Some(self.out),
+            info: Some(Arc::new(info)),
+            map: Some(map),
+        })
+    }
+
+    fn fresh_reg(&mut self, t: usize) -> RegId {
+        let regs = &mut self.out.symbols.regs;
+        if regs.len() <= t {
+            regs.resize(t + 1, Vec::new());
+        }
+        let base = self.test.n_regs(ptxmc_frontend::ir::ThreadId::new(t));
+        let n = regs[t].len().max(base);
+        regs[t].resize(n, String::new());
+        regs[t].push(format!("%sz{n}"));
+        RegId::new(n)
+    }
+
+    /// The granules `[s, e)` covers on original location `p`: (granule index, start).
+    fn covered(&self, p: usize, s: u32, e: u32) -> Vec<(usize, u32, u32)> {
+        self.granules[p]
+            .iter()
+            .enumerate()
+            .filter(|(_, &(gs, ge))| s <= gs && ge <= e)
+            .map(|(g, &(gs, ge))| (g, gs, ge))
+            .collect()
+    }
+
+    /// The rewritten code of thread `t`.
+    fn thread(&mut self, t: usize) -> Result<Vec<Stmt>, String> {
+        let test = self.test;
+        let mut code: Vec<Stmt> = Vec::new();
+        let mut origin: Vec<Option<Origin>> = Vec::new();
+        for s in &test.threads[t].code {
+            let span = s.span;
+            let Some((addr, sc)) = scalars(test, &s.instr) else {
+                code.push(s.clone());
+                origin.push(None);
+                continue;
+            };
+            let p = sc.first().map_or(0, |x| x.phys.index());
+            if !self.split.get(p).copied().unwrap_or(false) {
+                code.push(s.clone());
+                origin.push(None);
+                continue;
+            }
+            let (base, _) = base_offset(test, addr);
+            let parts: usize = sc
+                .iter()
+                .map(|x| self.covered(p, x.start, x.end).len())
+                .sum();
+            let sem = match &s.instr {
+                Instr::Load { sem, .. } | Instr::Store { sem, .. } | Instr::Rmw { sem, .. } => *sem,
+                _ => Sem::Weak,
+            };
+            if parts > 1 && sem == Sem::Mmio {
+                return Err(format!(
+                    "`.mmio` access split into {parts} parts (8.4.1: mmio writes and reads are performed as written) at {span}"
+                ));
+            }
+            if parts > 1 && (sem.is_release() || sem.is_acquire()) {
+                return Err(format!(
+                    "release/acquire access split into {parts} parts (unspecified order, 8.2.4) at {span}"
+                ));
+            }
+            let gmap = self.gaddr.clone();
+            let gaddr = |g: usize| gmap.get(&(base.index(), g)).copied().unwrap_or(base);
+            let mut push = |code: &mut Vec<Stmt>, instr: Instr, o: Option<Origin>| {
+                code.push(Stmt { instr, span });
+                origin.push(o);
+            };
+            let op0 = self.next_op;
+            self.next_op += sc.len() as u32;
+            let origin_of = |x: &Scalar| Origin {
+                phys: PhysId::new(p),
+                start: x.start,
+                end: x.end,
+                span,
+                op: op0 + sc.iter().position(|y| y.start == x.start).unwrap_or(0) as u32,
+            };
+            match &s.instr {
+                Instr::Load {
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    dst,
+                    ..
+                } => {
+                    let mut combine: Vec<Instr> = Vec::new();
+                    for (x, &d) in sc.iter().zip(dst) {
+                        let cov = self.covered(p, x.start, x.end);
+                        if x.end - x.start > 8 {
+                            return Err(format!(
+                                "mixed-size accesses to {} (a load of {} bytes split into parts) at {span}",
+                                name_of(test, base),
+                                x.end - x.start
+                            ));
+                        }
+                        for (k, &(g, gs, ge)) in cov.iter().enumerate() {
+                            let r = if cov.len() == 1 { d } else { self.fresh_reg(t) };
+                            let gaddr = gaddr(g);
+                            push(
+                                &mut code,
+                                Instr::Load {
+                                    sem: *sem,
+                                    scope: *scope,
+                                    proxy: *proxy,
+                                    space: *space,
+                                    access: Access {
+                                        bytes: (ge - gs) as u8,
+                                        vector: 1,
+                                    },
+                                    dst: vec![r],
+                                    addr: gaddr,
+                                },
+                                Some(origin_of(x)),
+                            );
+                            if ge - gs < 8 {
+                                combine.push(op(BinOp::And, r, Operand::Reg(r), mask(ge - gs)));
+                            }
+                            if cov.len() > 1 {
+                                if gs > x.start {
+                                    combine.push(op(
+                                        BinOp::Shl,
+                                        r,
+                                        Operand::Reg(r),
+                                        i64::from(8 * (gs - x.start)),
+                                    ));
+                                }
+                                combine.push(if k == 0 {
+                                    Instr::Mov {
+                                        dst: d,
+                                        src: Operand::Reg(r),
+                                    }
+                                } else {
+                                    Instr::Op {
+                                        op: BinOp::Or,
+                                        dst: d,
+                                        a: Operand::Reg(d),
+                                        b: Operand::Reg(r),
+                                    }
+                                });
+                            }
+                        }
+                    }
+                    for i in combine {
+                        push(&mut code, i, None);
+                    }
+                }
+                Instr::Store {
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    src,
+                    ..
+                } => {
+                    for (x, &o) in sc.iter().zip(src) {
+                        for (g, gs, ge) in self.covered(p, x.start, x.end) {
+                            let (len, shift) = (ge - gs, 8 * (gs - x.start));
+                            let value = match o {
+                                Operand::Imm(v) => Operand::Imm(slice(v, gs - x.start, len)),
+                                Operand::Reg(_) if shift == 0 && len >= 8 => o,
+                                Operand::Reg(_) => {
+                                    let r = self.fresh_reg(t);
+                                    push(
+                                        &mut code,
+                                        Instr::Op {
+                                            op: BinOp::Shr,
+                                            dst: r,
+                                            a: o,
+                                            b: Operand::Imm(i64::from(shift)),
+                                        },
+                                        None,
+                                    );
+                                    if len < 8 {
+                                        push(
+                                            &mut code,
+                                            op(BinOp::And, r, Operand::Reg(r), mask(len)),
+                                            None,
+                                        );
+                                    }
+                                    Operand::Reg(r)
+                                }
+                            };
+                            push(
+                                &mut code,
+                                Instr::Store {
+                                    sem: *sem,
+                                    scope: *scope,
+                                    proxy: *proxy,
+                                    space: *space,
+                                    access: Access {
+                                        bytes: len as u8,
+                                        vector: 1,
+                                    },
+                                    addr: gaddr(g),
+                                    src: vec![value],
+                                },
+                                Some(origin_of(x)),
+                            );
+                        }
+                    }
+                }
+                Instr::Rmw {
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    op: rop,
+                    dst,
+                    a,
+                    b,
+                    ..
+                } => {
+                    let Some(x) = sc.first() else { continue };
+                    let cov = self.covered(p, x.start, x.end);
+                    // Bitwise operations and `exch` act on each byte on its own, so
+                    // their parts are exact; the others carry between bytes.
+                    let bytewise = matches!(rop, RmwOp::And | RmwOp::Or | RmwOp::Xor | RmwOp::Exch);
+                    if cov.len() != 1 && !bytewise {
+                        return Err(format!(
+                            "mixed-size accesses to {} (an atomic `{rop:?}` split into {} parts) at {span}",
+                            name_of(test, base),
+                            cov.len()
+                        ));
+                    }
+                    let mut combine: Vec<Instr> = Vec::new();
+                    for (k, &(g, gs, ge)) in cov.iter().enumerate() {
+                        let (len, rel_start) = (ge - gs, gs - x.start);
+                        let operand = if cov.len() == 1 {
+                            *a
+                        } else {
+                            match *a {
+                                Operand::Imm(v) => Operand::Imm(slice(v, rel_start, len)),
+                                Operand::Reg(_) => {
+                                    let r = self.fresh_reg(t);
+                                    push(
+                                        &mut code,
+                                        Instr::Op {
+                                            op: BinOp::Shr,
+                                            dst: r,
+                                            a: *a,
+                                            b: Operand::Imm(i64::from(8 * rel_start)),
+                                        },
+                                        None,
+                                    );
+                                    push(
+                                        &mut code,
+                                        op(BinOp::And, r, Operand::Reg(r), mask(len)),
+                                        None,
+                                    );
+                                    Operand::Reg(r)
+                                }
+                            }
+                        };
+                        let part_dst = match dst {
+                            Some(d) if cov.len() == 1 => Some(*d),
+                            Some(_) => Some(self.fresh_reg(t)),
+                            None => None,
+                        };
+                        push(
+                            &mut code,
+                            Instr::Rmw {
+                                sem: *sem,
+                                scope: *scope,
+                                proxy: *proxy,
+                                space: *space,
+                                access: Access {
+                                    bytes: len as u8,
+                                    vector: 1,
+                                },
+                                op: *rop,
+                                dst: part_dst,
+                                addr: gaddr(g),
+                                a: operand,
+                                b: *b,
+                            },
+                            Some(origin_of(x)),
+                        );
+                        let (Some(d), Some(r)) = (dst, part_dst) else {
+                            continue;
+                        };
+                        if len < 8 {
+                            combine.push(op(BinOp::And, r, Operand::Reg(r), mask(len)));
+                        }
+                        if cov.len() > 1 {
+                            if rel_start > 0 {
+                                combine.push(op(
+                                    BinOp::Shl,
+                                    r,
+                                    Operand::Reg(r),
+                                    i64::from(8 * rel_start),
+                                ));
+                            }
+                            combine.push(if k == 0 {
+                                Instr::Mov {
+                                    dst: *d,
+                                    src: Operand::Reg(r),
+                                }
+                            } else {
+                                Instr::Op {
+                                    op: BinOp::Or,
+                                    dst: *d,
+                                    a: Operand::Reg(*d),
+                                    b: Operand::Reg(r),
+                                }
+                            });
+                        }
+                    }
+                    for i in combine {
+                        push(&mut code, i, None);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if self.origin.len() <= t {
+            self.origin.resize(t + 1, Vec::new());
+        }
+        self.origin[t] = origin;
+        Ok(code)
+    }
+
+    /// Replaces the condition, filter and observed terms of the rewritten test
+    /// with the plain list of what the original ones need.
+    fn report_map(&mut self) -> ReportMap {
+        let test = self.test;
+        let mut originals = crate::explore::outcome::state_terms(test);
+        if let Some(f) = &test.filter {
+            f.terms(&mut originals);
+        }
+        let mut lowered_terms: Vec<Term> = Vec::new();
+        let index = |t: Term, lowered_terms: &mut Vec<Term>| {
+            lowered_terms
+                .iter()
+                .position(|x| *x == t)
+                .unwrap_or_else(|| {
+                    lowered_terms.push(t);
+                    lowered_terms.len() - 1
+                })
+        };
+        let mut terms = Vec::new();
+        for t in originals {
+            let v = match t {
+                Term::Mem(a) => {
+                    let p = test
+                        .addresses
+                        .get(a.index())
+                        .map_or(0, |ad| ad.phys.index());
+                    if self.split.get(p).copied().unwrap_or(false) {
+                        let (base, off) = base_offset(test, a);
+                        let width = self.granules[p]
+                            .iter()
+                            .map(|g| g.1)
+                            .max()
+                            .unwrap_or(0)
+                            .saturating_sub(off)
+                            .min(8);
+                        let mut parts = Vec::new();
+                        for (g, gs, ge) in self.covered(p, off, off + width) {
+                            let ga = self.gaddr.get(&(base.index(), g)).copied().unwrap_or(base);
+                            parts.push((
+                                index(Term::Mem(ga), &mut lowered_terms),
+                                gs - off,
+                                ge - gs,
+                            ));
+                        }
+                        let init = test.init_mem.get(p).copied().unwrap_or(0);
+                        TermValue::Bytes(slice(init, off, width), parts)
+                    } else {
+                        TermValue::Same(index(t, &mut lowered_terms))
+                    }
+                }
+                _ => TermValue::Same(index(t, &mut lowered_terms)),
+            };
+            terms.push((t, v));
+        }
+        self.out.observed = lowered_terms.clone();
+        self.out.filter = None;
+        self.out.condition = Condition {
+            quantifier: Quantifier::Exists,
+            prop: Prop::True,
+        };
+        ReportMap {
+            lowered_terms,
+            terms,
+        }
+    }
+}
+
+fn op(op: BinOp, dst: RegId, a: Operand, b: i64) -> Instr {
+    Instr::Op {
+        op,
+        dst,
+        a,
+        b: Operand::Imm(b),
+    }
+}

@@ -1,0 +1,312 @@
+//! Differential testing of the explorers on asynchronous operations,
+//! `mbarrier`s and proxies (8.9.1.1, 8.6): random small programs in real PTX
+//! spelling, each checked by the DPOR explorer and by the reference
+//! enumerator, which must agree on final states, outcome counts, verdicts
+//! and execution counts (as `differential.rs` compares them).
+//!
+//! `PTXMC_ASYNC_DIFF_CASES` sets how many programs (default 300 in release,
+//! 30 in debug), `PTXMC_ASYNC_DIFF_SEED` the first seed.
+
+use ptxmc_checker::{check, Options, Report, Status, Strategy};
+use std::time::Duration;
+
+const DEFAULT_CASES: u64 = if cfg!(debug_assertions) { 30 } else { 300 };
+
+/// A small deterministic generator (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len())]
+    }
+}
+
+const LOCS: &[&str] = &["a", "b", "s"];
+
+/// One instruction (or a short idiom) of thread `t`; `regs` counts the
+/// registers used so far.
+fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
+    let l1 = rng.pick(LOCS);
+    let l2 = rng.pick(LOCS);
+    let v = 1 + rng.below(2);
+    let mut reg = || {
+        let r = format!("%r{}", *regs);
+        *regs += 1;
+        r
+    };
+    let one = match rng.below(25) {
+        0 | 1 => format!(
+            "st{}.global.u32 [{l1}], {v}",
+            rng.pick(&["", ".relaxed.gpu", ".release.gpu", ".relaxed.cta"])
+        ),
+        2 | 3 => format!(
+            "ld{}.global.u32 {}, [{l1}]",
+            rng.pick(&["", ".relaxed.gpu", ".acquire.gpu", ".relaxed.cta"]),
+            reg()
+        ),
+        4 => rng
+            .pick(&[
+                "fence.acq_rel.gpu",
+                "fence.release.gpu",
+                "fence.acquire.gpu",
+                "fence.proxy.async",
+            ])
+            .to_string(),
+        5 | 6 => format!("cp.async.ca.shared.global [{l1}], [{l2}], 4"),
+        7 => rng
+            .pick(&[
+                "cp.async.commit_group",
+                "cp.async.wait_group 0",
+                "cp.async.wait_group 1",
+                "cp.async.wait_all",
+            ])
+            .to_string(),
+        8 => format!(
+            "cp.async.bulk.global.shared::cta.bulk_group{} [{l1}], [{l2}], 4",
+            rng.pick(&["", ".relaxed.gpu"])
+        ),
+        9 => rng
+            .pick(&[
+                "cp.async.bulk.commit_group",
+                "cp.async.bulk.wait_group 0",
+                "cp.async.bulk.wait_group.read 0",
+            ])
+            .to_string(),
+        10 => format!(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{l1}], [{l2}], 4, [bar]"
+        ),
+        11 => format!(
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [{l1}], [{l2}], 4"
+        ),
+        12 => format!("mbarrier.init.shared::cta.b64 [bar], {}", 1 + rng.below(2)),
+        13 => format!(
+            "mbarrier.arrive{}.shared::cta.b64 _, [bar]",
+            rng.pick(&["", ".relaxed.cta", ".release.cluster"])
+        ),
+        14 => "mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 4".to_string(),
+        15 => "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [bar], 4".to_string(),
+        16 | 17 => format!(
+            "mbarrier.test_wait.parity{}.shared::cta.b64 {}, [bar], {}",
+            rng.pick(&["", ".relaxed.cta"]),
+            reg(),
+            rng.below(2)
+        ),
+        18 => format!(
+            "st.async{}.shared::cluster.mbarrier::complete_tx::bytes.b32 [{l1}], {v}, [bar]",
+            rng.pick(&["", ".release.cluster"])
+        ),
+        19 => "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]".to_string(),
+        20 => format!("ld.relaxed.gpu.global.proxy::async.u32 {}, [{l1}]", reg()),
+        21 => format!(
+            "{}.sys.shared::cluster.u32 {}",
+            rng.pick(&["st.release", "st.relaxed"]),
+            format_args!("[{l1}], {v}")
+        ),
+        22 => format!(
+            "{}.sys.shared::cluster.u32 {}, [{l1}]",
+            rng.pick(&["ld.acquire", "ld.relaxed"]),
+            reg()
+        ),
+        23 => {
+            return vec![
+                "barrier.cluster.arrive".to_string(),
+                "barrier.cluster.wait".to_string(),
+            ]
+        }
+        _ => {
+            // A wait loop on the mbarrier (a spin loop: it blocks, 8.9.4).
+            let p = reg();
+            return vec![
+                "W:".to_string(),
+                format!("mbarrier.try_wait.parity.shared::cta.b64 {p}, [bar], 0"),
+                format!("@!{p} bra W"),
+            ];
+        }
+    };
+    vec![one]
+}
+
+/// A random program: 1 to 3 threads of 1 to 4 instructions.
+fn program(seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let n_threads = 1 + rng.below(3);
+    let mut cols: Vec<Vec<String>> = Vec::new();
+    let mut first_regs = Vec::new();
+    let mut looped = false;
+    for t in 0..n_threads {
+        let mut regs = 0usize;
+        let mut code = Vec::new();
+        for _ in 0..1 + rng.below(4) {
+            let mut i = instruction(&mut rng, &mut regs);
+            if i.first().is_some_and(|l| l.ends_with(':')) {
+                if looped {
+                    continue;
+                }
+                looped = true;
+            }
+            code.append(&mut i);
+        }
+        let cta = if rng.below(3) == 0 { 1 } else { 0 };
+        let mut col = vec![format!("P{t}@cta {cta},cluster 0,gpu 0")];
+        col.extend(code);
+        cols.push(col);
+        first_regs.push((regs > 0).then(|| format!("P{t}:r0")));
+    }
+    let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
+    let mut text = String::from("PTX gen\n{\na=0;\nb=1;\ns=2;\nbar=0;\n}\n");
+    for r in 0..rows {
+        let cells: Vec<String> = cols
+            .iter()
+            .map(|c| format!(" {}", c.get(r).map_or("", String::as_str)))
+            .collect();
+        text += &cells.join(" |");
+        text += " ;\n";
+    }
+    let mut terms = vec!["a == 0".to_string(), "b == 1".to_string()];
+    terms.extend(
+        first_regs
+            .into_iter()
+            .flatten()
+            .map(|r| format!("{r} == 0")),
+    );
+    text += &format!("exists ({})\n", terms.join(" /\\ "));
+    text
+}
+
+fn run(test: &ptxmc_frontend::ir::Test, strategy: Strategy) -> Report {
+    let opts = Options {
+        strategy,
+        timeout: Some(Duration::from_secs(2)),
+        check_duplicates: true,
+        ..Options::default()
+    };
+    check(test, &opts)
+}
+
+/// What differs between the two reports (empty when they agree).
+fn differences(b: &Report, d: &Report) -> Vec<String> {
+    let mut diffs = Vec::new();
+    if b.status.name() != d.status.name() {
+        diffs.push(format!("status: brute {:?}, dpor {:?}", b.status, d.status));
+        return diffs;
+    }
+    if b.stats.duplicates != 0 || d.stats.duplicates != 0 {
+        diffs.push("duplicate executions".into());
+    }
+    if b.status != Status::Ok {
+        return diffs;
+    }
+    let pairs = [
+        (
+            "states",
+            format!("{:?}", b.states),
+            format!("{:?}", d.states),
+        ),
+        ("positive", b.positive.to_string(), d.positive.to_string()),
+        ("negative", b.negative.to_string(), d.negative.to_string()),
+        (
+            "condition",
+            b.condition_holds.to_string(),
+            d.condition_holds.to_string(),
+        ),
+        (
+            "liveness",
+            b.liveness_holds.to_string(),
+            d.liveness_holds.to_string(),
+        ),
+        (
+            "executions",
+            b.stats.executions.to_string(),
+            d.stats.executions.to_string(),
+        ),
+        (
+            "blocked",
+            b.stats.blocked.to_string(),
+            d.stats.blocked.to_string(),
+        ),
+    ];
+    for (what, x, y) in pairs {
+        if x != y {
+            diffs.push(format!("{what}: brute {x}, dpor {y}"));
+        }
+    }
+    diffs
+}
+
+#[test]
+fn random_async_programs_agree() {
+    let n = std::env::var("PTXMC_ASYNC_DIFF_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_CASES);
+    let seed0 = std::env::var("PTXMC_ASYNC_DIFF_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7u64);
+    let (mut agree, mut limits, mut asyncs) = (0u64, 0u64, 0u64);
+    let mut failures = Vec::new();
+    for i in 0..n {
+        let text = program(seed0 + i);
+        let test = match ptxmc_frontend::parse(&text) {
+            Ok(t) => t,
+            Err(e) => panic!("generated program does not parse: {e}\n{text}"),
+        };
+        assert!(
+            test.unsupported.is_empty(),
+            "generated program is unsupported: {:?}\n{text}",
+            test.unsupported
+        );
+        if text.contains("async") || text.contains("mbarrier") {
+            asyncs += 1;
+        }
+        let d = run(&test, Strategy::Dpor);
+        let b = run(&test, Strategy::Brute);
+        if matches!(b.status, Status::Limit(_)) || matches!(d.status, Status::Limit(_)) {
+            limits += 1;
+            continue;
+        }
+        let diffs = differences(&b, &d);
+        if diffs.is_empty() {
+            agree += 1;
+        } else if failures.len() < 5 {
+            failures.push(format!(
+                "seed {}:\n  {}\n{text}",
+                seed0 + i,
+                diffs.join("\n  ")
+            ));
+        } else {
+            failures.push(String::new());
+        }
+    }
+    println!(
+        "async differential: {n} programs ({asyncs} with asynchronous operations or mbarriers): \
+         {agree} agree, {limits} skipped at the time limit, {} diverge",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} divergences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(limits * 10 <= n, "too many programs hit the time limit");
+}
+
+#[test]
+fn generated_programs_parse_in_real_ptx_spelling() {
+    for seed in 0..200 {
+        let text = program(seed);
+        let test = ptxmc_frontend::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert!(test.unsupported.is_empty(), "{text}");
+    }
+}

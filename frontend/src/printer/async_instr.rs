@@ -1,0 +1,159 @@
+//! Asynchronous operations and `mbarrier` instructions (8.9.1.1) in PTX spelling.
+
+use super::instr::{access_mods, rmw_word, scope_word, space_mod, Ctx};
+use crate::ir::{AsyncInstr, MbarrierUpdate, Scope, Sem, StateSpace};
+
+/// `.relaxed.sys` / `.release.cluster` / `` for weak.
+fn sem_scope(sem: Sem, scope: Option<Scope>) -> String {
+    let word = match sem {
+        Sem::Relaxed => "relaxed",
+        Sem::Acquire => "acquire",
+        Sem::Release => "release",
+        Sem::AcqRel => "acq_rel",
+        _ => return String::new(),
+    };
+    match scope {
+        Some(s) => format!(".{word}.{}", scope_word(s)),
+        None => format!(".{word}"),
+    }
+}
+
+fn space(s: StateSpace) -> &'static str {
+    match s {
+        StateSpace::Shared => ".shared::cta",
+        other => space_mod(other, true),
+    }
+}
+
+/// One asynchronous or `mbarrier` instruction.
+pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
+    match a {
+        AsyncInstr::Copy {
+            bulk,
+            sem,
+            scope,
+            dst,
+            dst_space,
+            src,
+            src_space,
+            size,
+            mbar,
+            reduce,
+        } => {
+            let base = match (bulk, reduce) {
+                (_, Some(op)) => format!("cp.reduce.async.bulk.{}", rmw_word(*op).0),
+                (true, None) => "cp.async.bulk".into(),
+                (false, None) => "cp.async.ca".into(),
+            };
+            let completion = match (bulk, mbar) {
+                (_, Some(_)) => ".mbarrier::complete_tx::bytes",
+                (true, None) => ".bulk_group",
+                (false, None) => "",
+            };
+            let mut s = format!(
+                "{base}{}{}{completion}{} {}, {}, {size}",
+                space(*dst_space),
+                space(*src_space),
+                sem_scope(*sem, *scope),
+                c.addr(*dst),
+                c.addr(*src),
+            );
+            if let Some(m) = mbar {
+                s += &format!(", {}", c.addr(*m));
+            }
+            s
+        }
+        AsyncInstr::StAsync {
+            sem,
+            scope,
+            access,
+            addr,
+            src,
+            mbar,
+        } => format!(
+            "st.async{}.shared::cluster.mbarrier::complete_tx::bytes{} {}, {}, {}",
+            sem_scope(*sem, *scope),
+            access_mods(*access, false),
+            c.addr(*addr),
+            c.val(*src),
+            c.addr(*mbar)
+        ),
+        AsyncInstr::Commit { bulk } => {
+            format!("cp.async{}.commit_group", if *bulk { ".bulk" } else { "" })
+        }
+        AsyncInstr::Wait {
+            bulk,
+            pending,
+            all,
+            read,
+        } => match (bulk, all) {
+            (false, true) => "cp.async.wait_all".into(),
+            (false, false) => format!("cp.async.wait_group {pending}"),
+            (true, _) => format!(
+                "cp.async.bulk.wait_group{} {pending}",
+                if *read { ".read" } else { "" }
+            ),
+        },
+        AsyncInstr::CpAsyncArrive { mbar, noinc } => format!(
+            "cp.async.mbarrier.arrive{}.shared::cta.b64 {}",
+            if *noinc { ".noinc" } else { "" },
+            c.addr(*mbar)
+        ),
+        AsyncInstr::MbarrierInit { mbar, count } => {
+            format!("mbarrier.init.shared::cta.b64 {}, {count}", c.addr(*mbar))
+        }
+        AsyncInstr::MbarrierUpdate {
+            kind,
+            sem,
+            scope,
+            space: sp,
+            dst,
+            mbar,
+            count,
+            tx,
+        } => {
+            let word = match kind {
+                MbarrierUpdate::Arrive => "arrive",
+                MbarrierUpdate::ArriveExpectTx => "arrive.expect_tx",
+                MbarrierUpdate::ExpectTx => "expect_tx",
+                MbarrierUpdate::CompleteTx => "complete_tx",
+            };
+            let mut ops = Vec::new();
+            if matches!(
+                kind,
+                MbarrierUpdate::Arrive | MbarrierUpdate::ArriveExpectTx
+            ) {
+                ops.push(dst.map_or_else(|| "_".to_string(), |r| c.reg(r)));
+            }
+            ops.push(c.addr(*mbar));
+            match kind {
+                MbarrierUpdate::Arrive if *count != 1 => ops.push(count.to_string()),
+                MbarrierUpdate::Arrive => {}
+                _ => ops.push(tx.to_string()),
+            }
+            format!(
+                "mbarrier.{word}{}{}.b64 {}",
+                sem_scope(*sem, Some(*scope)),
+                space(*sp),
+                ops.join(", ")
+            )
+        }
+        AsyncInstr::MbarrierWait {
+            try_wait,
+            sem,
+            scope,
+            dst,
+            mbar,
+            parity,
+            x,
+        } => format!(
+            "mbarrier.{}{}{}.shared::cta.b64 {}, {}, {}",
+            if *try_wait { "try_wait" } else { "test_wait" },
+            if *parity { ".parity" } else { "" },
+            sem_scope(*sem, Some(*scope)),
+            c.reg(*dst),
+            c.addr(*mbar),
+            c.val(*x)
+        ),
+    }
+}
