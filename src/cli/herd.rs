@@ -2,7 +2,6 @@
 
 use ptxmc_checker::{Report, Status};
 use ptxmc_frontend::ir::{CmpOp, Prop, Quantifier, Term, Test};
-use std::fmt::Write;
 
 /// herd's kind of a test: what its quantifier claims.
 pub fn kind(q: Quantifier) -> &'static str {
@@ -71,20 +70,54 @@ pub fn condition(test: &Test) -> String {
     format!("{q} ({})", prop(test, &test.condition.prop))
 }
 
-/// The herd7-style block for one test, plus ptxmc's `Executions` and `Liveness` lines.
-pub fn block(test: &Test, r: &Report) -> String {
-    let name = &test.name;
-    let mut s = String::new();
-    let _ = writeln!(s, "Test {} {}", name, kind(test.condition.quantifier));
-    if let Status::Unsupported(m) | Status::Undefined(m) | Status::Limit(m) = &r.status {
-        let _ = writeln!(s, "Status {}: {}", r.status.name(), m);
-    }
-    let _ = writeln!(s, "States {}", r.states.len());
-    for (st, _) in &r.states {
-        for (t, v) in r.state_terms.iter().zip(&st.0) {
-            let _ = write!(s, "{}={}; ", term(test, t), v);
+/// Appends the decimal digits of `n`, as `Display` writes them, without
+/// going through `std::fmt`: a test can have a million values to print.
+pub fn push_u64(w: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        // `n % 10` is below 10, so the cast keeps it whole.
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
         }
-        s.push('\n');
+    }
+    w.extend_from_slice(&digits[at..]);
+}
+
+/// [`push_u64`] for a signed value (a leading `-` when negative).
+pub fn push_i64(w: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        w.push(b'-');
+    }
+    push_u64(w, v.unsigned_abs());
+}
+
+/// Appends the herd7-style block for one test, plus ptxmc's `Executions` and
+/// `Liveness` lines. The final states are written straight into `s`, with
+/// the term names rendered once per test, not once per state.
+pub fn write_block(s: &mut Vec<u8>, test: &Test, r: &Report) {
+    use std::io::Write as _;
+    // Writing into a `Vec<u8>` cannot fail: the results are ignored.
+    let name = &test.name;
+    write_header(s, test, r);
+    let _ = writeln!(s, "States {}", r.states.len());
+    let prefixes: Vec<String> = r
+        .state_terms
+        .iter()
+        .map(|t| format!("{}=", term(test, t)))
+        .collect();
+    let per_state: usize = prefixes.iter().map(|p| p.len() + 6).sum::<usize>() + 1;
+    s.reserve(r.states.len() * per_state + 512);
+    for (st, _) in &r.states {
+        for (p, v) in prefixes.iter().zip(&st.0) {
+            s.extend_from_slice(p.as_bytes());
+            push_i64(s, *v);
+            s.extend_from_slice(b"; ");
+        }
+        s.push(b'\n');
     }
     let _ = writeln!(s, "{}", if r.condition_holds { "Ok" } else { "No" });
     let _ = writeln!(s, "Witnesses");
@@ -119,5 +152,34 @@ pub fn block(test: &Test, r: &Report) -> String {
             );
         }
     }
-    s
+}
+
+/// The first lines of [`write_block`]: `Test ...` and, for a test not
+/// checked to the end, `Status ...`.
+pub fn write_header(s: &mut Vec<u8>, test: &Test, r: &Report) {
+    use std::io::Write as _;
+    // Writing into a `Vec<u8>` cannot fail: the results are ignored.
+    let _ = writeln!(s, "Test {} {}", test.name, kind(test.condition.quantifier));
+    if let Status::Unsupported(m) | Status::Undefined(m) | Status::Limit(m) = &r.status {
+        let _ = writeln!(s, "Status {}: {}", r.status.name(), m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_written_as_display_writes_them() {
+        for v in [0, 1, -1, 9, 10, 42, -100, 1 << 40, i64::MAX, i64::MIN] {
+            let mut w = Vec::new();
+            push_i64(&mut w, v);
+            assert_eq!(String::from_utf8_lossy(&w), v.to_string());
+        }
+        for n in [0, 7, 10, 99, 1000, u64::MAX] {
+            let mut w = b"x".to_vec();
+            push_u64(&mut w, n);
+            assert_eq!(String::from_utf8_lossy(&w), format!("x{n}"));
+        }
+    }
 }

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 pub struct Record {
     /// The `file` field.
     pub file: String,
-    /// The line as written (no newline).
+    /// The line as written (no newline); empty for a test checked by a run
+    /// that writes no JSON ([`Record::fresh`]).
     pub line: String,
     /// The parsed object.
     pub value: Value,
@@ -34,49 +35,18 @@ impl Record {
         })
     }
 
-    /// A record from a freshly built object.
-    pub fn from_value(value: Value) -> Record {
+    /// The record of a test checked now: `value` holds only the fields the
+    /// summary and the expectation comparison read (see
+    /// [`super::json::summary`]), so that a batch of many thousand tests
+    /// holds a few hundred bytes per test instead of the final states;
+    /// `line` is the whole JSON line, or empty when the run writes none.
+    pub fn fresh(value: Value, line: String) -> Record {
         let file = value
             .get("file")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        Record {
-            file,
-            line: value.to_string(),
-            value,
-        }
-    }
-
-    /// The record with only the fields the summary and the expectation
-    /// comparison read (the line is kept whole): a batch of many thousand
-    /// tests then holds a few hundred bytes per test instead of the parsed
-    /// final states.
-    pub fn slim(mut self) -> Record {
-        const KEEP: [&str; 10] = [
-            "file",
-            "name",
-            "status",
-            "condition_holds",
-            "liveness_holds",
-            "executions",
-            "blocked",
-            "pruned",
-            "duplicates",
-            "time_ms",
-        ];
-        if let Value::Object(o) = &mut self.value {
-            // A new map of exactly the kept fields: `retain` would keep the
-            // capacity of the whole record (a few KiB per test).
-            let mut kept = serde_json::Map::with_capacity(KEEP.len());
-            for (k, v) in std::mem::take(o) {
-                if KEEP.contains(&k.as_str()) {
-                    kept.insert(k, v);
-                }
-            }
-            *o = kept;
-        }
-        self
+        Record { file, line, value }
     }
 
     /// The test name.

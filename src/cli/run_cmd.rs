@@ -79,7 +79,8 @@ struct Done {
     index: usize,
     /// What to print, in file order.
     printed: Printed,
-    /// The JSON line (whole) and the fields the summary needs.
+    /// The fields the summary needs, and the JSON line when the run writes
+    /// one.
     record: Record,
     graph: GraphResult,
     /// Time spent in each phase of this test on its worker.
@@ -109,17 +110,29 @@ impl Phases {
 /// The text of one test for stdout and stderr.
 #[derive(Default)]
 struct Printed {
-    out: String,
+    out: Vec<u8>,
     err: String,
 }
 
-fn check_file(
-    index: usize,
-    file: &Path,
-    opts: &Options,
-    graph: Option<&GraphSetup>,
+/// What every test of a run is checked and reported with.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    opts: &'a Options,
+    /// Where pictures go (`--graph`).
+    graph: Option<&'a GraphSetup>,
+    /// `--quiet`: print only tests whose status is not `ok`.
     quiet: bool,
-) -> Done {
+    /// Whether JSON lines are written (`--json` or `--resume`).
+    json: bool,
+}
+
+fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
+    let Job {
+        opts,
+        graph,
+        quiet,
+        json,
+    } = job;
     let mut phases = Phases::default();
     let t0 = Instant::now();
     let name = file
@@ -170,7 +183,14 @@ fn check_file(
         // Not parsed: all of it was reading and parsing.
         phases.parse = t0.elapsed();
     }
-    let record = Record::from_value(json::outcome(&outcome)).slim();
+    // The JSON line only when it is written: for a test with many final
+    // states it is most of the output work.
+    let line = if json {
+        json::outcome_line(&outcome)
+    } else {
+        String::new()
+    };
+    let record = Record::fresh(json::summary(&outcome), line);
     let printed = print_outcome(&outcome, quiet);
     // Output: the picture (written after the check), the record, the text.
     phases.output = t0.elapsed().saturating_sub(phases.parse + phases.check);
@@ -214,8 +234,23 @@ struct Sink {
 
 impl Sink {
     /// Queues one line; [`Sink::flush`] hands the queued lines to the OS.
+    /// A line of [`SINK_BUFFER`] bytes or more (a test with many final
+    /// states) is written at once after the queued ones, not copied.
     fn append(&mut self, line: &str) {
         if self.failed {
+            return;
+        }
+        if line.len() >= SINK_BUFFER {
+            self.flush();
+            if let Err(e) = self
+                .file
+                .write_all(line.as_bytes())
+                .and_then(|()| self.file.write_all(b"\n"))
+                .and_then(|()| self.file.flush())
+            {
+                eprintln!("error: {}: {}", self.path.display(), e);
+                self.failed = true;
+            }
             return;
         }
         self.buf.extend_from_slice(line.as_bytes());
@@ -328,13 +363,20 @@ fn print_outcome(o: &Outcome, quiet: bool) -> Printed {
         OutcomeKind::Error { message, .. } => p.err = format!("{message}\n"),
         OutcomeKind::Checked { test, report } => {
             if !quiet {
-                p.out = format!("{}\n", herd::block(test, report));
+                herd::write_block(&mut p.out, test, report);
+                p.out.push(b'\n');
             } else if report.status != Status::Ok {
+                // The second line of the block: for a status other than
+                // `ok` it is in the header (the `Status` line).
+                let mut header = Vec::new();
+                herd::write_header(&mut header, test, report);
+                let header = String::from_utf8_lossy(&header);
                 p.out = format!(
                     "{}: {}\n",
                     o.file.display(),
-                    herd::block(test, report).lines().nth(1).unwrap_or_default()
-                );
+                    header.lines().nth(1).unwrap_or_default()
+                )
+                .into_bytes();
             }
         }
     }
@@ -342,16 +384,21 @@ fn print_outcome(o: &Outcome, quiet: bool) -> Printed {
 }
 
 /// Prints `text` on stdout (without garbling the progress bar) and empties it.
-fn emit(progress: &Progress, text: &mut String) {
+fn emit(progress: &Progress, text: &mut Vec<u8>) {
     if text.is_empty() {
         return;
     }
     progress.suspend(|| {
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
+        let _ = out.write_all(text);
         let _ = out.flush();
     });
-    text.clear();
+    if text.capacity() > 4 * SINK_BUFFER {
+        // A block of a test with many final states: do not keep its size.
+        *text = Vec::new();
+    } else {
+        text.clear();
+    }
 }
 
 /// The number of worker threads when `-j` is not given: all cores.
@@ -374,9 +421,7 @@ fn spawn_workers<'scope, 'env>(
     scope: &'scope std::thread::Scope<'scope, 'env>,
     todo: &'env [&'env PathBuf],
     jobs: usize,
-    opts: &'env Options,
-    graph: Option<&'env GraphSetup>,
-    quiet: bool,
+    job: Job<'env>,
     tx: mpsc::Sender<Done>,
 ) -> Result<(), String> {
     let start_err = |e: rayon::ThreadPoolBuildError| format!("cannot start worker threads: {e}");
@@ -388,7 +433,7 @@ fn spawn_workers<'scope, 'env>(
         scope.spawn(move || {
             pool.install(|| {
                 todo.par_iter().enumerate().for_each_with(tx, |tx, (i, f)| {
-                    let _ = tx.send(check_file(i, f, opts, graph, quiet));
+                    let _ = tx.send(check_file(i, f, job));
                 })
             })
         });
@@ -407,7 +452,7 @@ fn spawn_workers<'scope, 'env>(
             pool.install(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(f) = todo.get(i) else { break };
-                if tx.send(check_file(i, f, opts, graph, quiet)).is_err() {
+                if tx.send(check_file(i, f, job)).is_err() {
                     break;
                 }
             })
@@ -467,14 +512,20 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     let mut new_records: Vec<Record> = Vec::with_capacity(todo.len());
     let mut pending: BTreeMap<usize, Printed> = BTreeMap::new();
     // Blocks ready to print, in file order, not printed yet.
-    let mut text = String::new();
+    let mut text: Vec<u8> = Vec::new();
     let mut next = 0usize;
     let (mut explored, mut pictures, mut svgs, mut no_witness) = (0u64, 0usize, 0usize, 0usize);
     let mut io_errors = 0usize;
     let mut phases = Phases::default();
     let (tx, rx) = mpsc::channel::<Done>();
     std::thread::scope(|scope| -> Result<(), String> {
-        spawn_workers(scope, &todo, jobs, &opts, graph.as_ref(), args.quiet, tx)?;
+        let job = Job {
+            opts: &opts,
+            graph: graph.as_ref(),
+            quiet: args.quiet,
+            json: sink.is_some(),
+        };
+        spawn_workers(scope, &todo, jobs, job, tx)?;
         loop {
             // Polled, not blocking: a worker's `send` then never has to wake
             // this thread (a futex call and a context switch per test, which
@@ -526,7 +577,12 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
                     emit(&progress, &mut text);
                     progress.suspend(|| eprint!("{}", p.err));
                 }
-                text.push_str(&p.out);
+                if text.is_empty() {
+                    // Moved, not copied: a block can be megabytes.
+                    text = p.out;
+                } else {
+                    text.extend_from_slice(&p.out);
+                }
                 next += 1;
             }
             if text.len() >= SINK_BUFFER {
