@@ -18,7 +18,9 @@
 //! Asynchronous operations (8.9.1.1) are ordered by `Event::po_before`
 //! (`program_order.rs`); release forms 4-5 and acquire form 4 of 8.8 are in
 //! `patterns.rs`; strong accesses across proxies (8.6.1) in `strong_proxy.rs`.
-//! Not modelled yet: mixed-size accesses (every overlap is complete).
+//! The model itself sees only complete overlaps: partially overlapping
+//! accesses are split into byte granules before exploration, and mixed-size
+//! data races (8.7.2) are found afterwards (`crate::sizes`).
 
 mod axioms;
 mod causality;
