@@ -172,36 +172,20 @@ fn generate(seed: u64) -> String {
     }
     if rng.chance(30) {
         // Kernels: each thread in its own kernel, streams with events.
+        let kernels =
+            |ts: std::ops::Range<usize>| ts.map(|t| format!("K{t}")).collect::<Vec<_>>().join(", ");
         for t in 0..n {
             init.push(format!("kernel K{t} = P{t}"));
         }
         match rng.below(4) {
-            0 => init.push(format!(
-                "stream S0 = {}",
-                (0..n)
-                    .map(|t| format!("K{t}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            0 => init.push(format!("stream S0 = {}", kernels(0..n))),
             1 => {
                 init.push("stream S0 = K0, record E".into());
-                init.push(format!(
-                    "stream S1 = wait E, {}",
-                    (1..n)
-                        .map(|t| format!("K{t}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
+                init.push(format!("stream S1 = wait E, {}", kernels(1..n)));
             }
             2 => {
                 init.push("stream S0 = record E, K0".into());
-                init.push(format!(
-                    "stream S1 = wait E, {}",
-                    (1..n)
-                        .map(|t| format!("K{t}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
+                init.push(format!("stream S1 = wait E, {}", kernels(1..n)));
             }
             _ => {
                 for t in 0..n {

@@ -10,9 +10,10 @@ use super::{EXIT_ERROR, EXIT_OK};
 use ptxmc_checker::event::EventId;
 use ptxmc_checker::execution::Execution;
 use ptxmc_checker::explain::{Reason, Rejection, Rel, Step};
+use ptxmc_checker::explore::term_value;
 use ptxmc_checker::model::Axiom;
 use ptxmc_checker::{Options, Status};
-use ptxmc_frontend::ir::{Prop, Quantifier, Term, Test};
+use ptxmc_frontend::ir::{Prop, Quantifier, Test};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::time::Duration;
@@ -178,20 +179,8 @@ fn final_values(test: &Test, outcome: &Prop, regs: &[Vec<i64>], mem: &[i64]) -> 
     outcome.terms(&mut ts);
     let mut s = String::new();
     for t in ts {
-        let v = match t {
-            Term::Const(c) => c,
-            Term::Reg(th, r) => regs
-                .get(th.index())
-                .and_then(|x| x.get(r.index()))
-                .copied()
-                .unwrap_or(0),
-            Term::Mem(a) => test
-                .addresses
-                .get(a.index())
-                .and_then(|ad| mem.get(ad.phys.index()))
-                .copied()
-                .unwrap_or(0),
-        };
+        let reg = |th: usize, r: usize| regs.get(th).and_then(|x| x.get(r)).copied();
+        let v = term_value(test, &t, reg, mem);
         let _ = write!(s, "{}={}; ", herd::term(test, &t), v);
     }
     s.trim_end().to_string()

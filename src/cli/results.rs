@@ -4,6 +4,7 @@
 use super::expect::{self, Property, Row};
 use super::stats;
 use serde_json::Value;
+use std::fmt::Display;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -314,19 +315,20 @@ pub fn compare_expectations(out: &mut impl Write, records: &[Record], rows: &[Ro
             Property::Condition => "condition",
             Property::Liveness => "liveness",
         };
+        let mismatch = |out: &mut dyn Write, expected: &dyn Display, got: &dyn Display| {
+            let _ = writeln!(
+                out,
+                "mismatch: {} ({}:{}): {what} expected {expected}, got {got}",
+                r.file,
+                row.csv.display(),
+                row.line,
+            );
+        };
         if row.undefined {
             if r.status() == "undefined" {
                 matched += 1;
             } else {
-                let _ = writeln!(
-                    out,
-                    "mismatch: {} ({}:{}): {} expected undefined, got {}",
-                    r.file,
-                    row.csv.display(),
-                    row.line,
-                    what,
-                    r.status()
-                );
+                mismatch(out, &"undefined", &r.status());
             }
             continue;
         }
@@ -340,30 +342,12 @@ pub fn compare_expectations(out: &mut impl Write, records: &[Record], rows: &[Ro
         };
         match got {
             Some(g) if g == row.holds => matched += 1,
-            Some(g) => {
-                let _ = writeln!(
-                    out,
-                    "mismatch: {} ({}:{}): {} expected {}, got {}",
-                    r.file,
-                    row.csv.display(),
-                    row.line,
-                    what,
-                    u8::from(row.holds),
-                    u8::from(g)
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "mismatch: {} ({}:{}): {} expected {}, got no verdict ({})",
-                    r.file,
-                    row.csv.display(),
-                    row.line,
-                    what,
-                    u8::from(row.holds),
-                    r.status()
-                );
-            }
+            Some(g) => mismatch(out, &u8::from(row.holds), &u8::from(g)),
+            None => mismatch(
+                out,
+                &u8::from(row.holds),
+                &format_args!("no verdict ({})", r.status()),
+            ),
         }
     }
     let _ = writeln!(out, "expectations: matched {matched} of {total}");

@@ -95,7 +95,7 @@ use crate::interp::{Next, ThreadCode, ThreadState};
 use crate::model::{self, fast};
 use crate::relation::BitMatrix;
 use crate::report::{BlockReason, Status};
-use ptxmc_frontend::ir::{BarrierKind, Proxy, Span, Term, Test, ThreadId, VAddrId};
+use ptxmc_frontend::ir::{BarrierKind, Proxy, Span, Test, ThreadId, VAddrId};
 use smallvec::SmallVec;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -1321,19 +1321,9 @@ impl<'a> Dpor<'a> {
         let before = w.out.stats.executions;
         let test = self.test;
         let states = &s.states;
-        w.out.add_final(test, &|t| match *t {
-            Term::Const(c) => c,
-            Term::Reg(th, r) => states
-                .get(th.index())
-                .and_then(|st| st.regs().get(r.index()))
-                .copied()
-                .unwrap_or(0),
-            Term::Mem(a) => test
-                .addresses
-                .get(a.index())
-                .and_then(|ad| mem.get(ad.phys.index()))
-                .copied()
-                .unwrap_or(0),
+        w.out.add_final(test, &|t| {
+            let reg = |th: usize, r: usize| states.get(th).and_then(|st| st.regs().get(r)).copied();
+            outcome::term_value(test, t, reg, &mem)
         });
         Some(self.found(w, before, hash))
     }

@@ -25,6 +25,7 @@ mod sym;
 mod traces;
 
 use crate::report::{Options, Report, Status, Strategy};
+pub use outcome::term_value;
 use outcome::Outcomes;
 use ptxmc_frontend::ir::{Instr, Test};
 use std::time::{Duration, Instant};

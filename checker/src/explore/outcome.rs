@@ -23,26 +23,38 @@ pub(crate) struct Valuation {
 impl Valuation {
     /// The final value of a term.
     pub(crate) fn term(&self, test: &Test, t: &Term) -> i64 {
-        match *t {
-            Term::Const(c) => c,
-            Term::Reg(th, r) => self
-                .regs
-                .get(th.index())
-                .and_then(|rs| rs.get(r.index()))
-                .copied()
-                .unwrap_or(0),
-            Term::Mem(a) => test
-                .addresses
-                .get(a.index())
-                .and_then(|ad| self.mem.get(ad.phys.index()))
-                .copied()
-                .unwrap_or(0),
-        }
+        term_value(
+            test,
+            t,
+            |th, r| self.regs.get(th).and_then(|rs| rs.get(r)).copied(),
+            &self.mem,
+        )
     }
 
     /// Whether the proposition `p` holds for these final values.
     pub(crate) fn holds(&self, test: &Test, p: &Prop) -> bool {
         holds(p, &|t| self.term(test, t))
+    }
+}
+
+/// The final value of the term `t`, given `reg(thread, register)` (the final
+/// value of a register, by index) and `mem` (the final value of each physical
+/// location); a register or location without a value reads 0.
+pub fn term_value(
+    test: &Test,
+    t: &Term,
+    reg: impl Fn(usize, usize) -> Option<i64>,
+    mem: &[i64],
+) -> i64 {
+    match *t {
+        Term::Const(c) => c,
+        Term::Reg(th, r) => reg(th.index(), r.index()).unwrap_or(0),
+        Term::Mem(a) => test
+            .addresses
+            .get(a.index())
+            .and_then(|ad| mem.get(ad.phys.index()))
+            .copied()
+            .unwrap_or(0),
     }
 }
 

@@ -39,13 +39,28 @@ pub fn write_shapes(i: &Instr) -> Vec<WriteShape> {
     }
 }
 
+/// 8.9.1.1 leaves the semantics of the implicit complete-tx to the
+/// instruction descriptions, which give it `.release` at `.cluster` scope.
+pub(super) const COMPLETE_TX_SEM: Sem = Sem::Release;
+pub(super) const COMPLETE_TX_SCOPE: Scope = Scope::Cluster;
+
+/// The proxy of a copy's own accesses: the async proxy for `.async.bulk`
+/// copies, the generic proxy for `cp.async`.
+pub(super) fn copy_proxy(bulk: bool) -> Proxy {
+    if bulk {
+        Proxy::Async
+    } else {
+        Proxy::Generic
+    }
+}
+
 /// The complete-tx: `.release.cluster`, generic proxy (`state/async_ops.rs`).
 fn complete_tx(mbar: AddrId) -> WriteShape {
     (
         mbar,
         Proxy::Generic,
-        Sem::Release,
-        Some(Scope::Cluster),
+        COMPLETE_TX_SEM,
+        Some(COMPLETE_TX_SCOPE),
         true,
     )
 }
@@ -61,8 +76,7 @@ fn async_write_shapes(a: &AsyncInstr) -> Vec<WriteShape> {
             reduce,
             ..
         } => {
-            let proxy = if *bulk { Proxy::Async } else { Proxy::Generic };
-            let mut v = vec![(*dst, proxy, *sem, *scope, reduce.is_some())];
+            let mut v = vec![(*dst, copy_proxy(*bulk), *sem, *scope, reduce.is_some())];
             v.extend(mbar.map(complete_tx));
             v
         }

@@ -213,6 +213,31 @@ impl<'t> Lowering<'t> {
             .collect()
     }
 
+    /// Bytes `start..start + len` of the value `o` as an operand of thread
+    /// `t`: an immediate sliced here, or a register shifted (and masked when
+    /// under 8 bytes or `always_mask`) into a fresh register by the
+    /// instructions added to `prep`.
+    fn operand_part(
+        &mut self,
+        t: usize,
+        o: Operand,
+        (start, len): (u32, u32),
+        always_mask: bool,
+        prep: &mut Vec<Instr>,
+    ) -> Operand {
+        match o {
+            Operand::Imm(v) => Operand::Imm(slice(v, start, len)),
+            Operand::Reg(_) => {
+                let r = self.fresh_reg(t);
+                prep.push(op(BinOp::Shr, r, o, i64::from(8 * start)));
+                if len < 8 || always_mask {
+                    prep.push(op(BinOp::And, r, Operand::Reg(r), mask(len)));
+                }
+                Operand::Reg(r)
+            }
+        }
+    }
+
     /// The rewritten code of thread `t`.
     fn thread(&mut self, t: usize) -> Result<Vec<Stmt>, String> {
         let test = self.test;
@@ -345,32 +370,15 @@ impl<'t> Lowering<'t> {
                 } => {
                     for (x, &o) in sc.iter().zip(src) {
                         for (g, gs, ge) in self.covered(p, x.start, x.end) {
-                            let (len, shift) = (ge - gs, 8 * (gs - x.start));
+                            let (len, rel_start) = (ge - gs, gs - x.start);
+                            let mut prep = Vec::new();
                             let value = match o {
-                                Operand::Imm(v) => Operand::Imm(slice(v, gs - x.start, len)),
-                                Operand::Reg(_) if shift == 0 && len >= 8 => o,
-                                Operand::Reg(_) => {
-                                    let r = self.fresh_reg(t);
-                                    push(
-                                        &mut code,
-                                        Instr::Op {
-                                            op: BinOp::Shr,
-                                            dst: r,
-                                            a: o,
-                                            b: Operand::Imm(i64::from(shift)),
-                                        },
-                                        None,
-                                    );
-                                    if len < 8 {
-                                        push(
-                                            &mut code,
-                                            op(BinOp::And, r, Operand::Reg(r), mask(len)),
-                                            None,
-                                        );
-                                    }
-                                    Operand::Reg(r)
-                                }
+                                Operand::Reg(_) if rel_start == 0 && len >= 8 => o,
+                                _ => self.operand_part(t, o, (rel_start, len), false, &mut prep),
                             };
+                            for i in prep {
+                                push(&mut code, i, None);
+                            }
                             push(
                                 &mut code,
                                 Instr::Store {
@@ -419,28 +427,12 @@ impl<'t> Lowering<'t> {
                         let operand = if cov.len() == 1 {
                             *a
                         } else {
-                            match *a {
-                                Operand::Imm(v) => Operand::Imm(slice(v, rel_start, len)),
-                                Operand::Reg(_) => {
-                                    let r = self.fresh_reg(t);
-                                    push(
-                                        &mut code,
-                                        Instr::Op {
-                                            op: BinOp::Shr,
-                                            dst: r,
-                                            a: *a,
-                                            b: Operand::Imm(i64::from(8 * rel_start)),
-                                        },
-                                        None,
-                                    );
-                                    push(
-                                        &mut code,
-                                        op(BinOp::And, r, Operand::Reg(r), mask(len)),
-                                        None,
-                                    );
-                                    Operand::Reg(r)
-                                }
+                            let mut prep = Vec::new();
+                            let part = self.operand_part(t, *a, (rel_start, len), true, &mut prep);
+                            for i in prep {
+                                push(&mut code, i, None);
                             }
+                            part
                         };
                         let part_dst = match dst {
                             Some(d) if cov.len() == 1 => Some(*d),

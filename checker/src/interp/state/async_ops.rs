@@ -12,7 +12,8 @@
 //! updates are atomic read-modify-writes, `test_wait` / `try_wait` a read.
 
 use super::{Deps, Effect, Pending, RmwPlan, ThreadState};
-use crate::event::{AsyncAfter, AsyncGroup, AsyncOp, AsyncOrder, EventKind, Location};
+use crate::event::{AsyncAfter, AsyncGroup, AsyncOp, AsyncOrder, Event, EventKind, Location};
+use crate::interp::writes::{copy_proxy, COMPLETE_TX_SCOPE, COMPLETE_TX_SEM};
 use crate::interp::{ThreadCode, Value};
 use ptxmc_frontend::ir::{mbarrier, AsyncInstr, BinOp, MbarrierUpdate, Proxy, RmwOp, Scope, Sem};
 
@@ -26,10 +27,14 @@ pub(super) struct RmwTarget {
     pub last: bool,
 }
 
-/// 8.9.1.1 leaves the semantics of the implicit complete-tx to the
-/// instruction descriptions, which give it `.release` at `.cluster` scope.
-const COMPLETE_TX_SEM: Sem = Sem::Release;
-const COMPLETE_TX_SCOPE: Scope = Scope::Cluster;
+/// The operation kind of a copy: `.async.bulk` or `cp.async`.
+fn copy_group(bulk: bool) -> AsyncGroup {
+    if bulk {
+        AsyncGroup::Bulk
+    } else {
+        AsyncGroup::CpAsync
+    }
+}
 
 fn group_index(g: AsyncGroup) -> usize {
     match g {
@@ -92,7 +97,7 @@ impl<V: Value> ThreadState<V> {
                 loc: Self::location(code, *dst),
                 sem: *sem,
                 scope: *scope,
-                proxy: if *bulk { Proxy::Async } else { Proxy::Generic },
+                proxy: copy_proxy(*bulk),
                 order: Some(self.copy_tag(*bulk)),
                 last: mbar.is_none(),
             },
@@ -100,14 +105,7 @@ impl<V: Value> ThreadState<V> {
                 bulk,
                 mbar: Some(m),
                 ..
-            } => ct(
-                *m,
-                if *bulk {
-                    AsyncGroup::Bulk
-                } else {
-                    AsyncGroup::CpAsync
-                },
-            ),
+            } => ct(*m, copy_group(*bulk)),
             AsyncInstr::StAsync { mbar, .. } => ct(*mbar, AsyncGroup::Other),
             AsyncInstr::CpAsyncArrive { mbar, .. } => RmwTarget {
                 loc: Self::location(code, *mbar),
@@ -147,6 +145,21 @@ impl<V: Value> ThreadState<V> {
         } else {
             self.async_tag(AsyncGroup::CpAsync, AsyncAfter::All, false)
         }
+    }
+
+    /// An event of a copy's own accesses (not its complete-tx): the copy's
+    /// semantics, scope and proxy, tagged by [`Self::copy_tag`].
+    fn copy_event(
+        &self,
+        code: &ThreadCode,
+        kind: EventKind,
+        (sem, scope): (Sem, Option<Scope>),
+        bulk: bool,
+    ) -> Event {
+        let mut e = self.base_event(code, kind);
+        (e.sem, e.scope, e.proxy) = (sem, scope, copy_proxy(bulk));
+        e.async_order = self.copy_tag(bulk);
+        e
     }
 
     /// The read half of an mbarrier update by `arrivals` and `tx`.
@@ -200,7 +213,6 @@ impl<V: Value> ThreadState<V> {
                 reduce,
                 ..
             } => {
-                let proxy = if *bulk { Proxy::Async } else { Proxy::Generic };
                 let ct_at = if reduce.is_some() { 3 } else { 2 };
                 match self.sub {
                     0 => {
@@ -210,9 +222,7 @@ impl<V: Value> ThreadState<V> {
                             rmw: false,
                             red: false,
                         };
-                        let mut e = self.base_event(code, kind);
-                        (e.sem, e.scope, e.proxy) = (*sem, *scope, proxy);
-                        e.async_order = self.copy_tag(*bulk);
+                        let e = self.copy_event(code, kind, (*sem, *scope), *bulk);
                         Some(Pending {
                             event: e,
                             effect: Effect::CopyRead,
@@ -231,9 +241,7 @@ impl<V: Value> ThreadState<V> {
                                 rmw: true,
                                 red: true,
                             };
-                            let mut e = self.base_event(code, kind);
-                            (e.sem, e.scope, e.proxy) = (*sem, *scope, proxy);
-                            e.async_order = self.copy_tag(*bulk);
+                            let e = self.copy_event(code, kind, (*sem, *scope), *bulk);
                             return Some(Pending {
                                 event: e,
                                 effect: Effect::Read {
@@ -254,9 +262,7 @@ impl<V: Value> ThreadState<V> {
                             rmw: false,
                             init: false,
                         };
-                        let mut e = self.base_event(code, kind);
-                        (e.sem, e.scope, e.proxy) = (*sem, *scope, proxy);
-                        e.async_order = self.copy_tag(*bulk);
+                        let mut e = self.copy_event(code, kind, (*sem, *scope), *bulk);
                         e.data_deps = deps;
                         Some(Pending {
                             event: e,
@@ -266,11 +272,7 @@ impl<V: Value> ThreadState<V> {
                     }
                     s if s == ct_at => {
                         let m = (*mbar)?;
-                        let group = if *bulk {
-                            AsyncGroup::Bulk
-                        } else {
-                            AsyncGroup::CpAsync
-                        };
+                        let group = copy_group(*bulk);
                         Some(self.mbarrier_rmw_read(
                             code,
                             m,
