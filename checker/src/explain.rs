@@ -24,7 +24,7 @@ use crate::execution::Execution;
 use crate::explore::barrier::{self, BarrierSync};
 use crate::explore::brute::{self, Visit};
 use crate::explore::candidate::{fence_sc_orders, Ending};
-use crate::explore::outcome::{relevant_locations, Valuation};
+use crate::explore::outcome::{final_write_options, next_pick, Valuation};
 use crate::explore::{unsupported, Budget};
 use crate::model::{self, Axiom, Orders, Violation};
 use crate::relation::BitMatrix;
@@ -294,24 +294,7 @@ fn candidate(
     keys: &mut Vec<Vec<(Axiom, Vec<Pos>)>>,
 ) -> Result<(), Status> {
     let co = known_co(exec);
-    let mut options: Vec<(usize, Vec<EventId>, Vec<EventId>)> = Vec::new();
-    for p in relevant_locations(test) {
-        let writes: Vec<EventId> = exec
-            .ids()
-            .filter(|&w| {
-                let e = exec.event(w);
-                e.is_write() && e.loc().is_some_and(|l| l.phys == p)
-            })
-            .collect();
-        let maximal: Vec<EventId> = writes
-            .iter()
-            .copied()
-            .filter(|&w| !writes.iter().any(|&w2| w2 != w && co.contains(w, w2)))
-            .collect();
-        if !maximal.is_empty() {
-            options.push((p.index(), writes, maximal));
-        }
-    }
+    let options = final_write_options(test, exec, &co);
     let base: Vec<i64> = (0..test.n_phys as usize)
         .map(|p| test.init_mem.get(p).copied().unwrap_or(0))
         .collect();
@@ -321,7 +304,7 @@ fn candidate(
         let mut cand = exec.clone();
         for (k, (p, writes, maximal)) in options.iter().enumerate() {
             let last = maximal[pick[k]];
-            if let (Some(slot), Some(v)) = (mem.get_mut(*p), exec.event(last).value()) {
+            if let (Some(slot), Some(v)) = (mem.get_mut(p.index()), exec.event(last).value()) {
                 *slot = v;
             }
             for &w in writes {
@@ -338,18 +321,8 @@ fn candidate(
         if passes && val.holds(test, outcome) {
             decide(test, cand, val, ex, keys)?;
         }
-        // Next combination.
-        let mut k = 0;
-        loop {
-            if k == options.len() {
-                return Ok(());
-            }
-            pick[k] += 1;
-            if pick[k] < options[k].2.len() {
-                break;
-            }
-            pick[k] = 0;
-            k += 1;
+        if !next_pick(&mut pick, &options) {
+            return Ok(());
         }
     }
     Ok(())

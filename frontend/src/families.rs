@@ -87,27 +87,12 @@ impl Builder {
         let _ = writeln!(s, "}}");
         let n = self.threads.len();
         let headers: Vec<String> = (0..n).map(|i| format!("P{i}@cta 0,gpu 0")).collect();
-        let rows = self.threads.iter().map(Vec::len).max().unwrap_or(0);
-        let mut table: Vec<Vec<String>> = vec![headers];
-        for r in 0..rows {
-            table.push(
-                self.threads
-                    .iter()
-                    .map(|t| t.get(r).cloned().unwrap_or_default())
-                    .collect(),
-            );
-        }
-        let widths: Vec<usize> = (0..n)
-            .map(|c| table.iter().map(|row| row[c].len()).max().unwrap_or(0))
+        let columns: Vec<Vec<String>> = headers
+            .into_iter()
+            .zip(self.threads)
+            .map(|(h, code)| std::iter::once(h).chain(code).collect())
             .collect();
-        for row in &table {
-            let cells: Vec<String> = row
-                .iter()
-                .zip(&widths)
-                .map(|(cell, w)| format!(" {cell:<w$} "))
-                .collect();
-            let _ = writeln!(s, "{};", cells.join("|"));
-        }
+        crate::printer::columns_table(&columns, &mut s);
         let _ = writeln!(s, "{condition}");
         s
     }

@@ -218,6 +218,10 @@ pub(crate) struct Dpor<'a> {
     /// `accesses[t][p]`: the (virtual address, proxy) pairs through which
     /// thread `t` writes `p`.
     accesses: Vec<Vec<BTreeSet<(VAddrId, Proxy)>>>,
+    /// `issues_async[t]`: thread `t` issues asynchronous operations, whose
+    /// events are not in its program order (8.9.1.1), so they may read from,
+    /// or be read by, later events of the thread.
+    issues_async: Vec<bool>,
     /// `writers[t][p]`: the writes thread `t` can make to `p`, one per kind
     /// of write instruction (semantics, scope, proxy, address), as events
     /// without a value: what moral strength (8.7) reads of a future write.
@@ -252,14 +256,6 @@ impl<'a> Dpor<'a> {
         let mut accesses = vec![vec![BTreeSet::new(); n_phys]; test.threads.len()];
         let mut writers: Vec<Vec<Vec<Event>>> = vec![vec![Vec::new(); n_phys]; test.threads.len()];
         for (t, th) in test.threads.iter().enumerate() {
-            // Asynchronous operations (8.9.1.1) may read from, or be read by,
-            // later events of their own thread: a pair no read uses makes
-            // `may_read_own_later_write` true for every location.
-            if crate::interp::issues_async(&th.code) {
-                for slot in &mut accesses[t] {
-                    slot.insert((VAddrId::new(u32::MAX as usize), Proxy::Async));
-                }
-            }
             // The write events of each instruction, as the interpreter builds
             // them (`interp::write_shapes`).
             for (addr, proxy, sem, scope, rmw) in th
@@ -313,6 +309,11 @@ impl<'a> Dpor<'a> {
             unroll,
             domain,
             accesses,
+            issues_async: test
+                .threads
+                .iter()
+                .map(|th| crate::interp::issues_async(&th.code))
+                .collect(),
             writers,
             seen: check_duplicates.then(|| Mutex::new(HashSet::new())),
             executions: AtomicU64::new(0),
@@ -337,7 +338,7 @@ impl<'a> Dpor<'a> {
     /// is in base causality, so through the same address and proxy it is also
     /// causality order (8.9.5 cases 1 and 2), and the Causality axiom (8.10.6
     /// item 1) forbids reading from it; through an alias or another proxy it
-    /// is not forbidden.
+    /// is not forbidden; nor for a thread with asynchronous operations.
     fn may_read_own_later_write(
         &self,
         t: usize,
@@ -345,7 +346,7 @@ impl<'a> Dpor<'a> {
         vaddr: VAddrId,
         proxy: Proxy,
     ) -> bool {
-        self.accesses[t][phys].iter().any(|&a| a != (vaddr, proxy))
+        self.issues_async[t] || self.accesses[t][phys].iter().any(|&a| a != (vaddr, proxy))
     }
 
     /// Whether thread `t` (still running) may later write to the location of

@@ -123,24 +123,7 @@ pub(crate) fn final_memories(
     let base: Vec<i64> = (0..test.n_phys as usize)
         .map(|p| test.init_mem.get(p).copied().unwrap_or(0))
         .collect();
-    let mut options: Vec<(PhysId, Vec<EventId>, Vec<EventId>)> = Vec::new();
-    for p in relevant_locations(test) {
-        let writes: Vec<EventId> = exec
-            .ids()
-            .filter(|&w| {
-                let e = exec.event(w);
-                e.is_write() && e.loc().is_some_and(|l| l.phys == p)
-            })
-            .collect();
-        let maximal: Vec<EventId> = writes
-            .iter()
-            .copied()
-            .filter(|&w| !writes.iter().any(|&w2| w2 != w && co.contains(w, w2)))
-            .collect();
-        if !maximal.is_empty() {
-            options.push((p, writes, maximal));
-        }
-    }
+    let options = final_write_options(test, exec, co);
     let mut out: Vec<(Vec<i64>, Option<BitMatrix>)> = Vec::new();
     let mut pick = vec![0usize; options.len()];
     loop {
@@ -167,20 +150,57 @@ pub(crate) fn final_memories(
         if ok && !out.iter().any(|(m, _)| *m == mem) {
             out.push((mem, extra));
         }
-        // Next combination.
-        let mut k = 0;
-        loop {
-            if k == options.len() {
-                return out;
-            }
-            pick[k] += 1;
-            if pick[k] < options[k].2.len() {
-                break;
-            }
-            pick[k] = 0;
-            k += 1;
+        if !next_pick(&mut pick, &options) {
+            return out;
         }
     }
+}
+
+/// For one location whose final value the test observes: the location, its
+/// writes, and those that may be coherence-last (no write after them in the
+/// coherence known so far).
+pub(crate) type FinalWrites = (PhysId, Vec<EventId>, Vec<EventId>);
+
+/// [`FinalWrites`] for every location of [`relevant_locations`] that has a
+/// write, with coherence `co`.
+pub(crate) fn final_write_options(
+    test: &Test,
+    exec: &Execution,
+    co: &BitMatrix,
+) -> Vec<FinalWrites> {
+    let mut options = Vec::new();
+    for p in relevant_locations(test) {
+        let writes: Vec<EventId> = exec
+            .ids()
+            .filter(|&w| {
+                let e = exec.event(w);
+                e.is_write() && e.loc().is_some_and(|l| l.phys == p)
+            })
+            .collect();
+        let maximal: Vec<EventId> = writes
+            .iter()
+            .copied()
+            .filter(|&w| !writes.iter().any(|&w2| w2 != w && co.contains(w, w2)))
+            .collect();
+        if !maximal.is_empty() {
+            options.push((p, writes, maximal));
+        }
+    }
+    options
+}
+
+/// Moves `pick` (one index into each option's coherence-last writes) to the
+/// next combination, like an odometer; false once every combination was
+/// picked.
+pub(crate) fn next_pick(pick: &mut [usize], options: &[FinalWrites]) -> bool {
+    for (k, slot) in pick.iter_mut().enumerate() {
+        *slot += 1;
+        if *slot < options[k].2.len() {
+            return true;
+        }
+        *slot = 0;
+    }
+    false
 }
 
 /// What the explorer has seen so far.

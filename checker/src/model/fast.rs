@@ -99,50 +99,12 @@ pub(crate) fn close(rows: &mut Rows, n: usize) {
     }
 }
 
-/// The transitive closure of the relation `gen` over the first `n` rows,
-/// into `out`, by a depth-first search that unions the closures of each
-/// event's successors after them (post-order): `O(n + edges)` word
-/// operations. Returns false, leaving `out` unspecified, when the relation
-/// has a cycle.
-pub(crate) fn close_acyclic(gen: &Rows, out: &mut Rows, n: usize) -> bool {
-    // 0: not seen, 1: on the stack, 2: closed.
-    let mut state = [0u8; MAX_EVENTS];
-    let mut stack: [(u8, u64); MAX_EVENTS] = [(0, 0); MAX_EVENTS];
-    for root in 0..n {
-        if state[root] != 0 {
-            continue;
-        }
-        let mut depth = 1;
-        stack[0] = (root as u8, gen[root]);
-        state[root] = 1;
-        while depth > 0 {
-            let (v, rest) = stack[depth - 1];
-            let v = v as usize;
-            if rest == 0 {
-                out[v] = gen[v] | union_rows(out, gen[v]);
-                state[v] = 2;
-                depth -= 1;
-                continue;
-            }
-            let j = rest.trailing_zeros() as usize;
-            stack[depth - 1].1 = rest & (rest - 1);
-            match state[j] {
-                0 => {
-                    state[j] = 1;
-                    stack[depth] = (j as u8, gen[j]);
-                    depth += 1;
-                }
-                1 => return false,
-                _ => {}
-            }
-        }
-    }
-    true
-}
-
-/// Whether the relation over the first `n` rows is acyclic (a depth-first
-/// search).
-pub(crate) fn acyclic(rows: &Rows, n: usize) -> bool {
+/// A depth-first search of the relation `rows` over the first `n` rows that
+/// calls `closed(v)` when event `v` is left (post-order: every successor of
+/// `v` has been left before). Returns false as soon as it meets a cycle.
+#[inline(always)]
+fn post_order(rows: &Rows, n: usize, mut closed: impl FnMut(usize)) -> bool {
+    // 0: not seen, 1: on the stack, 2: left.
     let mut state = [0u8; MAX_EVENTS];
     let mut stack: [(u8, u64); MAX_EVENTS] = [(0, 0); MAX_EVENTS];
     for root in 0..n {
@@ -154,8 +116,10 @@ pub(crate) fn acyclic(rows: &Rows, n: usize) -> bool {
         state[root] = 1;
         while depth > 0 {
             let (v, rest) = stack[depth - 1];
+            let v = v as usize;
             if rest == 0 {
-                state[v as usize] = 2;
+                closed(v);
+                state[v] = 2;
                 depth -= 1;
                 continue;
             }
@@ -173,6 +137,21 @@ pub(crate) fn acyclic(rows: &Rows, n: usize) -> bool {
         }
     }
     true
+}
+
+/// The transitive closure of the relation `gen` over the first `n` rows,
+/// into `out`, by a depth-first search that unions the closures of each
+/// event's successors after them (post-order): `O(n + edges)` word
+/// operations. Returns false, leaving `out` unspecified, when the relation
+/// has a cycle.
+pub(crate) fn close_acyclic(gen: &Rows, out: &mut Rows, n: usize) -> bool {
+    post_order(gen, n, |v| out[v] = gen[v] | union_rows(out, gen[v]))
+}
+
+/// Whether the relation over the first `n` rows is acyclic (a depth-first
+/// search).
+pub(crate) fn acyclic(rows: &Rows, n: usize) -> bool {
+    post_order(rows, n, |_| {})
 }
 
 /// What the relations of [`Statics`] read of one event: two events with

@@ -750,26 +750,12 @@ fn emit(
             Placement::Sys => format!("P{i}@cta 0,gpu {i}"),
         })
         .collect();
-    let rows = code.iter().map(Vec::len).max().unwrap_or(0);
-    let mut table: Vec<Vec<String>> = vec![headers];
-    for r in 0..rows {
-        table.push(
-            code.iter()
-                .map(|t| t.get(r).cloned().unwrap_or_default())
-                .collect(),
-        );
-    }
-    let widths: Vec<usize> = (0..nthreads)
-        .map(|c| table.iter().map(|row| row[c].len()).max().unwrap_or(0))
+    let columns: Vec<Vec<String>> = headers
+        .into_iter()
+        .zip(&code)
+        .map(|(h, c)| std::iter::once(h).chain(c.iter().cloned()).collect())
         .collect();
-    for row in &table {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, w)| format!(" {cell:<w$} "))
-            .collect();
-        let _ = writeln!(s, "{};", cells.join("|"));
-    }
+    crate::printer::columns_table(&columns, &mut s);
     let _ = writeln!(s, "exists ({})", cond.join(" /\\ "));
     Ok(Litmus {
         name,

@@ -106,6 +106,13 @@ fn table(t: &Test, out: &mut String) {
         col.extend(th.code.iter().map(|s| instr::stmt(t, i, &s.instr)));
         columns.push(col);
     }
+    columns_table(&columns, out);
+}
+
+/// Writes `columns` (one per thread: its header cell, then one cell per
+/// statement) as the rows of a litmus thread table, each column padded to
+/// its widest cell. Shared by the printer and the generators.
+pub(crate) fn columns_table(columns: &[Vec<String>], out: &mut String) {
     let widths: Vec<usize> = columns
         .iter()
         .map(|c| c.iter().map(|s| s.chars().count()).max().unwrap_or(0))
