@@ -4,33 +4,51 @@
 //! Design (after GenMC's TruSt, POPL 2022, and HMC, ASPLOS 2020, adapted to
 //! PTX; see `../shared/design/dpor-for-ptx.md` and `ARCHITECTURE.md`):
 //!
-//! - Events are added in a fixed order: thread 0 to its end, then thread 1,
-//!   and so on, each thread in program order. Every event is added to a
-//!   graph whose prefix is consistent; a graph is pruned as soon as it is
-//!   inconsistent, which is sound because every axiom of 8.10 is monotone in
-//!   the events and edges present (relations only grow).
+//! - Events are added in a fixed order: the first thread that can go on,
+//!   to its end or until it stops at a read (below), each thread in program
+//!   order. Every event is added to a graph whose prefix is consistent; a
+//!   graph is pruned as soon as it is inconsistent, which is sound because
+//!   every axiom of 8.10 is monotone in the events and edges present
+//!   (relations only grow).
 //! - A **read** branches over the writes already in the graph (forward
-//!   revisits), and over one more choice per value that a write not yet added
-//!   can write: it *commits* to reading from a later write (of a later thread,
-//!   or of its own thread in program order after it). That is how load
-//!   buffering (8.10.4) is reached without a porf-prefix: the read's value is
-//!   fixed, the write it reads from is chosen when that write is added.
+//!   revisits), and over one more choice: reading from a write not yet
+//!   added. Its thread then *waits*: it stops at the read, uncommitted, and
+//!   the other threads go on ([`Run::Waiting`]).
 //! - A **write** branches over its coherence position with respect to the
 //!   morally strong writes of its location already added (8.9.6: only those
 //!   pairs are ordered; racing writes cost no branching), and over which of
-//!   the committed reads of the same location and value read from it
-//!   (backward revisits). A committed read that no write ever satisfies
-//!   discards its graph, as soon as that is certain: each (location, value)
-//!   that committed reads wait for needs its own write, from a thread still
-//!   running that may write that value ([`super::domain`]) and has a write
-//!   to that location left ([`Dpor::satisfiable`]); two RMWs morally strong
-//!   with each other and with every write that could serve them need two
-//!   writes (8.10.3, [`Dpor::must_not_share`]), and a new write is never
-//!   given to two such RMWs.
+//!   the waiting reads of its location read from it (backward revisits):
+//!   each such read gets the write's value and its thread goes on. Nothing
+//!   has to be deleted and re-run, as TruSt does, because nothing the
+//!   waiting thread would do after the read was added.
+//! - Load buffering (8.10.4) needs more: a read may read from a write that
+//!   comes after it in program order and reads-from (`ld x; st y` against
+//!   `ld y; st x`), so the write cannot be added while its read waits. When
+//!   every running thread waits, the first waiting read whose thread has a
+//!   write that does not depend on it *commits* to each value a later write
+//!   may give it and its thread goes on ([`Dpor::unblock`]); the write that
+//!   gives that value is chosen when it is added, as for waiting reads. If
+//!   every later write of each waiting thread depends on its read
+//!   ([`crate::interp::later_writes_depend`]), the graph is discarded: the
+//!   writes the reads wait for would form a cycle of `rf ∪ dep`, which
+//!   No-Thin-Air forbids. (Threads with asynchronous operations, whose events
+//!   are not in program order, commit at once instead of waiting.) This is
+//!   HMC's dependency-closed prefix, reached without re-running threads.
+//! - A waiting or committed read that no write can serve discards its graph
+//!   as soon as that is certain ([`Dpor::satisfiable`]): it needs a write
+//!   from a thread that may still run and write its location (for committed
+//!   reads, that value, [`super::domain`]), and not one that it already
+//!   precedes in causality order ([`Dpor::causally_after`], 8.10.6); two
+//!   RMWs morally strong with each other and with every write that could
+//!   serve them need two writes (8.10.3, [`Dpor::must_not_share`]), and a
+//!   new write is never given to two such RMWs.
 //! - Each complete graph is produced from exactly one path of choices (a
 //!   read's writer is chosen either when the read is added, if the writer
-//!   already exists, or when the writer is added), so no graph is visited
-//!   twice. Memory is linear in the depth of the search.
+//!   already exists, or when the writer is added; a commitment is forced,
+//!   not chosen, and its children differ in the value), so no graph is
+//!   visited twice: the one-parent property that TruSt gets from its
+//!   maximality check holds here by construction. Memory is linear in the
+//!   depth of the search.
 //! - Fence-SC order and barrier arrival order are existential, as in the
 //!   reference enumerator; the completion step ([`super::candidate`]) is
 //!   shared with it, so both count and judge executions identically.
@@ -108,6 +126,28 @@ enum Run {
     Running,
     /// Ended: done, blocked, or stopped at a barrier forever.
     Ended(Ending),
+    /// Stopped at this read, which waits for a write not yet added (the
+    /// thread's state holds the read uncommitted).
+    Waiting(EventId),
+}
+
+impl Run {
+    /// Whether the thread may still add events (and so writes).
+    fn live(&self) -> bool {
+        matches!(self, Run::Running | Run::Waiting(_))
+    }
+}
+
+/// Where a new read takes its value from.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// A write already in the graph, and its value.
+    Write(EventId, i64),
+    /// A write not yet added, of this value: the thread goes on with it.
+    Value(i64),
+    /// A write not yet added, whichever it is: the thread stops until that
+    /// write is added, or until no thread can go on ([`Dpor::unblock`]).
+    Later,
 }
 
 /// The graph being built and the thread states: changed in place, each
@@ -120,8 +160,11 @@ struct State {
     statics: fast::Statics,
     states: Vec<ThreadState<i64>>,
     runs: Vec<Run>,
-    /// Reads committed to reading from a write not yet added.
+    /// Reads committed to reading a value from a write not yet added.
     pending: Vec<EventId>,
+    /// Reads waiting for a write not yet added, each stopping its thread
+    /// ([`Run::Waiting`]).
+    waiting: Vec<EventId>,
     /// Barrier events in the graph.
     barriers: usize,
     /// `fence.sc` events in the graph.
@@ -222,6 +265,11 @@ pub(crate) struct Dpor<'a> {
     /// events are not in its program order (8.9.1.1), so they may read from,
     /// or be read by, later events of the thread.
     issues_async: Vec<bool>,
+    /// `dependent[t][pc]`: every write thread `t` makes after a read of the
+    /// instruction at `pc` depends on it
+    /// ([`crate::interp::later_writes_depend`]), so such a read, when it
+    /// waits, is never given a value in advance ([`Self::unblock`]).
+    dependent: Vec<Vec<bool>>,
     /// `writers[t][p]`: the writes thread `t` can make to `p`, one per kind
     /// of write instruction (semantics, scope, proxy, address), as events
     /// without a value: what moral strength (8.7) reads of a future write.
@@ -303,17 +351,27 @@ impl<'a> Dpor<'a> {
                 }
             }
         }
+        let issues_async: Vec<bool> = test
+            .threads
+            .iter()
+            .map(|th| crate::interp::issues_async(&th.code))
+            .collect();
+        let dependent = codes
+            .iter()
+            .map(|code| {
+                (0..code.stmts().len())
+                    .map(|pc| crate::interp::later_writes_depend(code, pc))
+                    .collect()
+            })
+            .collect();
         Self {
             test,
             codes,
             unroll,
             domain,
             accesses,
-            issues_async: test
-                .threads
-                .iter()
-                .map(|th| crate::interp::issues_async(&th.code))
-                .collect(),
+            issues_async,
+            dependent,
             writers,
             seen: check_duplicates.then(|| Mutex::new(HashSet::new())),
             executions: AtomicU64::new(0),
@@ -367,10 +425,82 @@ impl<'a> Dpor<'a> {
         };
         let phys = loc.phys.index();
         for (t, r) in s.runs.iter().enumerate() {
-            if *r == Run::Running && self.future_writer(t, rt.index(), ev, phys) {
+            if r.live() && self.future_writer(t, rt.index(), ev, phys) {
                 if let Some(w) = self.domain.values.get(t).and_then(|w| w.get(phys)) {
                     out.extend(w.iter().copied());
                 }
+            }
+        }
+        out
+    }
+
+    /// The writes to the location of `ev`, the next event of thread `t` (a
+    /// write, not yet added), that precede it in causality order as far as
+    /// the relations of the graph show (`s.derived_valid`; none otherwise):
+    /// those that precede the thread's last event in base causality order,
+    /// or are that event (then they precede `ev`, 8.9.5), when they and `ev`
+    /// use the same address and the generic proxy (proxy-preserved). Each
+    /// must come before `ev` in coherence (8.10.1); as one bit per event.
+    fn causal_writes_before(&self, s: &State, t: usize, ev: &Event) -> u64 {
+        let n = s.exec.len();
+        let (Some(loc), Proxy::Generic) = (ev.loc(), ev.proxy) else {
+            return 0;
+        };
+        if !s.derived_valid || n >= fast::MAX_EVENTS || self.issues_async[t] {
+            return 0;
+        }
+        let Some(&last) = s.exec.threads[t].last() else {
+            return 0;
+        };
+        let l = last.index();
+        (0..n).fold(0u64, |m, x| {
+            let before = x == l || s.derived.base[x] >> l & 1 == 1;
+            let e = s.exec.event(EventId::new(x));
+            let same = e.is_write()
+                && e.proxy == Proxy::Generic
+                && e.loc()
+                    .is_some_and(|el| el.vaddr == loc.vaddr && el.phys == loc.phys);
+            m | u64::from(before && same) << x
+        })
+    }
+
+    /// Threads none of whose future writes the read `r` may read from:
+    /// those with an event that `r` precedes in base causality order (8.9.5;
+    /// every later event of such a thread follows that one in program order,
+    /// so `r` precedes it too), when `r` and every write the thread makes to
+    /// `r`'s location use `r`'s address and the generic proxy: `r` then
+    /// precedes each such write in (proxy-preserved) causality order, and
+    /// the Causality axiom (8.10.6, item 1) forbids reading from it. Known
+    /// only from the relations of a graph found consistent
+    /// (`s.derived_valid`); none otherwise.
+    fn causally_after(&self, s: &State, r: EventId) -> u64 {
+        let n = s.exec.len();
+        if !s.derived_valid || n > fast::MAX_EVENTS || s.runs.len() > 64 {
+            return 0;
+        }
+        let ev = s.exec.event(r);
+        let (Some(loc), Proxy::Generic) = (ev.loc(), ev.proxy) else {
+            return 0;
+        };
+        let phys = loc.phys.index();
+        let mut after = s.derived.base[r.index()];
+        let mut out = 0u64;
+        while after != 0 {
+            let x = after.trailing_zeros() as usize;
+            after &= after - 1;
+            let Some(u) = s.exec.events.get(x).and_then(|e| e.thread) else {
+                continue;
+            };
+            let u = u.index();
+            if out >> u & 1 == 1 || self.issues_async[u] {
+                continue;
+            }
+            let same_way = self.accesses[u].get(phys).is_some_and(|a| {
+                a.iter()
+                    .all(|&(va, p)| va == loc.vaddr && p == Proxy::Generic)
+            });
+            if same_way {
+                out |= 1 << u;
             }
         }
         out
@@ -385,7 +515,7 @@ impl<'a> Dpor<'a> {
         };
         let phys = loc.phys.index();
         s.runs.iter().enumerate().any(|(t, run)| {
-            *run == Run::Running
+            run.live()
                 && self.future_writer(t, rt.index(), ev, phys)
                 && self
                     .domain
@@ -472,17 +602,78 @@ impl<'a> Dpor<'a> {
         Some((k, need))
     }
 
+    /// Whether the reads that wait for writes not yet added can still all be
+    /// given one: the committed reads ([`Self::values_satisfiable`]) and the
+    /// waiting ones ([`Self::waiting_satisfiable`]).
+    fn satisfiable(&self, s: &State) -> bool {
+        self.values_satisfiable(s) && self.waiting_satisfiable(s)
+    }
+
+    /// Writes thread `t` can still make to `phys`: none once it ended, else
+    /// at most `max_writes` ([`Domain::max_writes`]) in any execution, fewer
+    /// the ones it already made.
+    fn remaining_writes(&self, s: &State, t: usize, phys: usize) -> usize {
+        if !s.runs[t].live() {
+            return 0;
+        }
+        let max = self
+            .domain
+            .max_writes
+            .get(t)
+            .and_then(|m| m.get(phys))
+            .copied()
+            .unwrap_or(0) as usize;
+        let done = s.exec.threads[t]
+            .iter()
+            .filter(|&&e| {
+                let ev = s.exec.event(e);
+                ev.is_write() && ev.loc().is_some_and(|l| l.phys.index() == phys)
+            })
+            .count();
+        max.saturating_sub(done)
+    }
+
+    /// Whether each demand (a write needed, as the mask of the threads that
+    /// may make it) gets its own write among those the threads can still
+    /// make to `phys`: a matching into the remaining writes must exist
+    /// (Hall's condition, decided greedily first, by augmenting paths when
+    /// the greedy choice fails).
+    fn writes_suffice(&self, s: &State, phys: usize, demands: &[u64]) -> bool {
+        let caps: SmallVec<[usize; 16]> = (0..s.runs.len())
+            .map(|t| self.remaining_writes(s, t, phys))
+            .collect();
+        let mut left: SmallVec<[usize; 16]> = caps.clone();
+        let greedy = demands.iter().all(|&d| {
+            let mut m = d;
+            while m != 0 {
+                let t = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if left[t] > 0 {
+                    left[t] -= 1;
+                    return true;
+                }
+            }
+            false
+        });
+        if greedy {
+            return true;
+        }
+        let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); s.runs.len()];
+        (0..demands.len()).all(|d| {
+            let mut visited = 0u64;
+            assign(d, demands, &caps, &mut assigned, &mut visited)
+        })
+    }
+
     /// Whether the committed reads can still all be satisfied by writes not
     /// yet added. Each distinct (location, value) they wait for needs its own
     /// write (a write has one value), from a thread still running that may
     /// write that value ([`Self::still_writable`]), and a thread makes at
-    /// most `max_writes` writes to a location in any execution
-    /// ([`Domain::max_writes`]), fewer the ones it already made: a matching
-    /// of the values waited for into those remaining writes must exist
-    /// (Hall's condition, decided by augmenting paths). A graph that fails
-    /// this has no consistent completion: some committed read would read
-    /// from no write.
-    fn satisfiable(&self, s: &State) -> bool {
+    /// most so many writes to a location ([`Self::remaining_writes`]): the
+    /// values waited for must fit into those remaining writes
+    /// ([`Self::writes_suffice`]). A graph that fails this has no consistent
+    /// completion: some committed read would read from no write.
+    fn values_satisfiable(&self, s: &State) -> bool {
         if s.pending.is_empty() {
             return true;
         }
@@ -499,8 +690,10 @@ impl<'a> Dpor<'a> {
             };
             let phys = loc.phys.index();
             let mut eligible = 0u64;
+            let excluded = self.causally_after(s, r);
             for (t, run) in s.runs.iter().enumerate() {
-                if *run == Run::Running
+                if excluded >> t & 1 == 0
+                    && run.live()
                     && self.future_writer(t, rt.index(), ev, phys)
                     && self
                         .domain
@@ -524,83 +717,127 @@ impl<'a> Dpor<'a> {
         // of RMW reads no two of which can share a write
         // ([`Self::must_not_share`]; a greedy set, any such set is a lower
         // bound). Each as (location, threads that may make it).
-        let mut demands: SmallVec<[(usize, i64, u64); 8]> = SmallVec::new();
-        for (phys, v, reads) in &groups {
-            let mut apart: SmallVec<[(EventId, u64); 4]> = SmallVec::new();
-            if reads.len() > 1 {
-                for &(r, el) in reads {
-                    if apart
-                        .iter()
-                        .all(|&(a, ael)| self.must_not_share(s, r, a, el & ael))
-                    {
-                        apart.push((r, el));
-                    }
-                }
-            }
+        let mut demands: SmallVec<[(usize, u64); 8]> = SmallVec::new();
+        for (phys, _, reads) in &groups {
+            let apart = self.apart(s, reads);
             if apart.len() > 1 {
-                demands.extend(apart.iter().map(|&(_, el)| (*phys, *v, el)));
+                demands.extend(apart.iter().map(|&(_, el)| (*phys, el)));
             } else {
                 let all = reads.iter().fold(0, |m, &(_, el)| m | el);
-                demands.push((*phys, *v, all));
+                demands.push((*phys, all));
             }
         }
-        demands.sort_unstable_by_key(|d| d.0);
-        let mut rest = &demands[..];
-        while let Some(&(phys, _, _)) = rest.first() {
-            let k = rest.iter().take_while(|d| d.0 == phys).count();
-            let (group, tail) = rest.split_at(k);
-            rest = tail;
-            // Writes each thread can still make to `phys`: threads after the
-            // one being extended have no event yet.
-            let cap = |t: usize| -> usize {
-                if s.runs[t] != Run::Running {
-                    return 0;
+        self.demands_fit(s, &mut demands)
+    }
+
+    /// Whether the reads that wait for a write not yet added
+    /// ([`Run::Waiting`]) can each still get one: from another thread that
+    /// may still write the location and may still run (a waiting thread runs
+    /// again only once a thread that may run may write what it waits for:
+    /// threads waiting for each other never do), one write per read of a
+    /// set of RMW reads no two of which can share a write. (A waiting read
+    /// takes any value, so several plain reads may share one write.)
+    fn waiting_satisfiable(&self, s: &State) -> bool {
+        if s.waiting.is_empty() || s.runs.len() > 64 {
+            return true;
+        }
+        // Threads that may write `phys` for a read of thread `rt`, among `among`.
+        let writers_of = |r: EventId, rt: usize, phys: usize, among: u64| {
+            let ev = s.exec.event(r);
+            let excluded = self.causally_after(s, r);
+            // Its own thread, only after [`Self::unblock`] gave it a value.
+            let own = !self.never_unblocked(s, r);
+            (0..s.runs.len()).fold(0u64, |m, t| {
+                let may = (t != rt || (own && self.future_writer(t, rt, ev, phys)))
+                    && among >> t & 1 == 1
+                    && excluded >> t & 1 == 0
+                    && self.writers[t].get(phys).is_some_and(|ws| !ws.is_empty())
+                    && self.remaining_writes(s, t, phys) > 0;
+                m | u64::from(may) << t
+            })
+        };
+        let target = |r: EventId| {
+            let ev = s.exec.event(r);
+            Some((ev.thread?.index(), ev.loc()?.phys.index()))
+        };
+        // The threads that may ever add events: those running, those waiting
+        // at a read that [`Self::unblock`] may give a value, and a waiting
+        // one once a thread that may run may write what it waits for.
+        let mut runs = s
+            .runs
+            .iter()
+            .enumerate()
+            .fold(0u64, |m, (t, r)| m | u64::from(*r == Run::Running) << t);
+        for &r in &s.waiting {
+            if !self.never_unblocked(s, r) {
+                if let Some(t) = s.exec.event(r).thread {
+                    runs |= 1 << t.index();
                 }
-                let max = self
-                    .domain
-                    .max_writes
-                    .get(t)
-                    .and_then(|m| m.get(phys))
-                    .copied()
-                    .unwrap_or(0) as usize;
-                let done = s.exec.threads[t]
-                    .iter()
-                    .filter(|&&e| {
-                        let ev = s.exec.event(e);
-                        ev.is_write() && ev.loc().is_some_and(|l| l.phys.index() == phys)
-                    })
-                    .count();
-                max.saturating_sub(done)
-            };
-            let caps: SmallVec<[usize; 16]> = (0..s.runs.len()).map(cap).collect();
-            // Greedy first (it almost always succeeds); augmenting paths when
-            // it does not.
-            let mut left: SmallVec<[usize; 16]> = caps.clone();
-            let greedy = group.iter().all(|d| {
-                let mut m = d.2;
-                while m != 0 {
-                    let t = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    if left[t] > 0 {
-                        left[t] -= 1;
-                        return true;
+            }
+        }
+        loop {
+            let before = runs;
+            for &r in &s.waiting {
+                if let Some((rt, phys)) = target(r) {
+                    if writers_of(r, rt, phys, runs) != 0 {
+                        runs |= 1 << rt;
                     }
                 }
-                false
-            });
-            if greedy {
-                continue;
             }
-            let eligible: Vec<u64> = group.iter().map(|d| d.2).collect();
-            let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); s.runs.len()];
-            for d in 0..eligible.len() {
-                let mut visited = 0u64;
-                if !assign(d, &eligible, &caps, &mut assigned, &mut visited) {
-                    return false;
+            if runs == before {
+                break;
+            }
+        }
+        let mut groups: SmallVec<[(usize, Readers); 4]> = SmallVec::new();
+        for &r in &s.waiting {
+            let Some((rt, phys)) = target(r) else {
+                return false;
+            };
+            let eligible = writers_of(r, rt, phys, runs);
+            if eligible == 0 {
+                return false;
+            }
+            match groups.iter_mut().find(|g| g.0 == phys) {
+                Some(g) => g.1.push((r, eligible)),
+                None => groups.push((phys, SmallVec::from_slice(&[(r, eligible)]))),
+            }
+        }
+        let mut demands: SmallVec<[(usize, u64); 8]> = SmallVec::new();
+        for (phys, reads) in &groups {
+            let apart = self.apart(s, reads);
+            if apart.len() > 1 {
+                demands.extend(apart.iter().map(|&(_, el)| (*phys, el)));
+            }
+        }
+        self.demands_fit(s, &mut demands)
+    }
+
+    /// A greedy set of the RMW reads among `reads` (each with the threads
+    /// that may write for it) no two of which can share a write
+    /// ([`Self::must_not_share`]); empty when there is at most one read.
+    fn apart(&self, s: &State, reads: &[(EventId, u64)]) -> Readers {
+        let mut apart = Readers::new();
+        if reads.len() > 1 {
+            for &(r, el) in reads {
+                if apart
+                    .iter()
+                    .all(|&(a, ael)| self.must_not_share(s, r, a, el & ael))
+                {
+                    apart.push((r, el));
                 }
             }
         }
-        true
+        apart
+    }
+
+    /// Whether the demands, as (location, threads that may make the write),
+    /// fit into the writes the threads can still make, location by location.
+    fn demands_fit(&self, s: &State, demands: &mut [(usize, u64)]) -> bool {
+        demands.sort_unstable_by_key(|d| d.0);
+        demands.chunk_by(|a, b| a.0 == b.0).all(|group| {
+            let masks: SmallVec<[u64; 8]> = group.iter().map(|d| d.1).collect();
+            self.writes_suffice(s, group[0].0, &masks)
+        })
     }
 
     /// The thread to extend next: the first running one. (Any deterministic
@@ -626,6 +863,7 @@ impl<'a> Dpor<'a> {
             states,
             runs: vec![Run::Running; self.codes.len()],
             pending: Vec::new(),
+            waiting: Vec::new(),
             barriers: 0,
             fences_sc: 0,
             derived: Box::new(fast::Derived::new()),
@@ -687,6 +925,9 @@ impl<'a> Dpor<'a> {
     fn visit(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
         self.tick(w)?;
         let Some(t) = Self::schedule(s) else {
+            if !s.waiting.is_empty() {
+                return self.unblock(s, w, check, parts);
+            }
             return self.complete(s, w, check);
         };
         let code = &self.codes[t];
@@ -708,7 +949,15 @@ impl<'a> Dpor<'a> {
                     .into(),
             ))),
             Next::Event(ev) => {
-                if check && !self.consistent(s) {
+                // With the relations of the graph at hand, the writes that
+                // waiting reads may still read from are known better
+                // ([`Self::causally_after`]).
+                if check
+                    && (!self.consistent(s)
+                        || (s.derived_valid
+                            && !(s.pending.is_empty() && s.waiting.is_empty())
+                            && !self.satisfiable(s)))
+                {
                     w.out.stats.pruned += 1;
                     return Ok(());
                 }
@@ -761,27 +1010,43 @@ impl<'a> Dpor<'a> {
         }
     }
 
-    /// A new read: reads an existing write, or commits to a value a later
-    /// write will provide.
+    /// A new read: reads an existing write (a forward revisit), or one not
+    /// yet added: its thread stops until a later write gives it its value
+    /// (a backward revisit, [`Self::write`]), or, in a thread with
+    /// asynchronous operations (whose events are not in program order), it
+    /// commits at once to a value that a later write will provide.
     fn read(&self, s: &mut State, w: &mut Worker, t: usize, ev: Event, parts: usize) -> Res {
         let EventKind::Read { loc, .. } = ev.kind else {
             return Ok(());
         };
         let phys = loc.phys;
-        let mut choices: SmallVec<[(Option<EventId>, i64); 16]> = s
+        let mut choices: SmallVec<[Source; 16]> = s
             .exec
             .ids()
             .filter_map(|w| {
                 let e = s.exec.event(w);
                 match e.kind {
                     EventKind::Write { loc: l, value, .. } if l.phys == phys => {
-                        Some((Some(w), value))
+                        Some(Source::Write(w, value))
                     }
                     _ => None,
                 }
             })
             .collect();
-        choices.extend(self.future_values(s, &ev).into_iter().map(|v| (None, v)));
+        if !self.issues_async[t] {
+            let later = s.runs.iter().enumerate().any(|(u, run)| {
+                run.live()
+                    && self.future_writer(u, t, &ev, phys.index())
+                    && self.writers[u]
+                        .get(phys.index())
+                        .is_some_and(|ws| !ws.is_empty())
+            });
+            if later {
+                choices.push(Source::Later);
+            }
+        } else {
+            choices.extend(self.future_values(s, &ev).into_iter().map(Source::Value));
+        }
         let node_state = s.save(t);
         // When the graph is known consistent with its relations at hand, each
         // child is checked by extending them ([`fast::add_read`]) instead of
@@ -797,8 +1062,10 @@ impl<'a> Dpor<'a> {
             // they read cannot both read it (see [`Self::must_not_share`]):
             // a write already read by such an RMW is no choice.
             let exec = &s.exec;
-            choices.retain(|&mut (src, _)| {
-                let Some(src) = src else { return true };
+            choices.retain(|c| {
+                let Source::Write(src, _) = *c else {
+                    return true;
+                };
                 !exec.rf.iter().enumerate().any(|(r2, &from)| {
                     let r2 = EventId::new(r2);
                     from == Some(src)
@@ -823,63 +1090,75 @@ impl<'a> Dpor<'a> {
             };
             if preceding != 0 {
                 let st = &s.statics;
-                choices.retain(|&mut (src, _)| {
-                    src.is_none_or(|w| {
+                choices.retain(|c| match *c {
+                    Source::Write(w, _) => {
                         let w = w.index();
                         parent.co[w] & st.writes_to_loc_of(w) & preceding == 0
-                    })
+                    }
+                    Source::Value(_) | Source::Later => true,
                 });
             }
         }
-        let r = self.branch(
-            s,
-            w,
-            parts,
-            &choices,
-            &|this, s, w, &(src, value), parts| {
-                if let EventKind::Read { value: v, .. } = &mut s.exec.events[id.index()].kind {
-                    *v = value;
+        let r = self.branch(s, w, parts, &choices, &|this, s, w, &src, parts| {
+            let value = match src {
+                Source::Write(_, v) | Source::Value(v) => v,
+                // Set when a write gives the read its value.
+                Source::Later => 0,
+            };
+            if let EventKind::Read { value: v, .. } = &mut s.exec.events[id.index()].kind {
+                *v = value;
+            }
+            match src {
+                Source::Write(src, _) => s.exec.rf[id.index()] = Some(src),
+                Source::Value(_) => s.pending.push(id),
+                Source::Later => s.waiting.push(id),
+            }
+            let decision = match &parent {
+                Some(parent) if incremental => {
+                    s.derived.copy_from(parent, n);
+                    let d = fast::add_read(&s.exec, &s.statics, &mut s.derived, id.index());
+                    debug_assert!(
+                        d == fast::Decision::Unknown
+                            || (d == fast::Decision::Consistent)
+                                == model::check_full(&s.exec).is_ok(),
+                        "incremental check disagrees"
+                    );
+                    s.derived_valid = d == fast::Decision::Consistent;
+                    d
                 }
-                match src {
-                    Some(src) => s.exec.rf[id.index()] = Some(src),
-                    None => s.pending.push(id),
-                }
-                let decision = match &parent {
-                    Some(parent) if incremental => {
-                        s.derived.copy_from(parent, n);
-                        let d = fast::add_read(&s.exec, &s.statics, &mut s.derived, id.index());
-                        debug_assert!(
-                            d == fast::Decision::Unknown
-                                || (d == fast::Decision::Consistent)
-                                    == model::check_full(&s.exec).is_ok(),
-                            "incremental check disagrees"
-                        );
-                        s.derived_valid = d == fast::Decision::Consistent;
-                        d
-                    }
-                    _ => fast::Decision::Unknown,
-                };
-                let r = if decision == fast::Decision::Inconsistent
-                    || (src.is_none() && !this.satisfiable(s))
-                {
-                    w.out.stats.pruned += 1;
-                    Ok(())
-                } else {
-                    s.states[t].clone_from(&node_state);
-                    s.states[t].commit(id, Some(value));
-                    let check = decision != fast::Decision::Consistent;
-                    this.visit(s, w, check, parts)
-                };
-                s.derived_valid = false;
-                match src {
-                    Some(_) => s.exec.rf[id.index()] = None,
-                    None => {
-                        s.pending.pop();
-                    }
-                }
+                _ => fast::Decision::Unknown,
+            };
+            let check = decision != fast::Decision::Consistent;
+            let r = if decision == fast::Decision::Inconsistent
+                || (matches!(src, Source::Value(_)) && !this.satisfiable(s))
+            {
+                w.out.stats.pruned += 1;
+                Ok(())
+            } else if let Source::Later = src {
+                // The thread stops at the read, uncommitted, until a write
+                // gives it a value ([`Self::write`]); the others go on.
+                s.states[t].clone_from(&node_state);
+                s.runs[t] = Run::Waiting(id);
+                let r = this.next_thread(s, w, check, parts);
+                s.runs[t] = Run::Running;
                 r
-            },
-        );
+            } else {
+                s.states[t].clone_from(&node_state);
+                s.states[t].commit(id, Some(value));
+                this.visit(s, w, check, parts)
+            };
+            s.derived_valid = false;
+            match src {
+                Source::Write(..) => s.exec.rf[id.index()] = None,
+                Source::Value(_) => {
+                    s.pending.pop();
+                }
+                Source::Later => {
+                    s.waiting.pop();
+                }
+            }
+            r
+        });
         pop_event(s, t);
         s.recycle(node_state);
         if let Some(p) = parent {
@@ -894,6 +1173,7 @@ impl<'a> Dpor<'a> {
         let EventKind::Write { loc, value, .. } = ev.kind else {
             return Ok(());
         };
+        let forced = self.causal_writes_before(s, t, &ev);
         let id = push_event(s, t, ev, None);
         s.states[t].commit(id, None);
         let in_sync = s.statics.len() == s.exec.len();
@@ -936,6 +1216,11 @@ impl<'a> Dpor<'a> {
                     && e.loc().is_some_and(|l| l.phys == loc.phys)
                     && e.value() == Some(value)
             })
+            .chain(s.waiting.iter().copied().filter(|&r| {
+                // A waiting read takes any value (its thread is stopped, so it
+                // is never thread `t`'s).
+                s.exec.event(r).loc().is_some_and(|l| l.phys == loc.phys)
+            }))
             .collect();
         // The write half of an RMW follows its read in program order.
         let rmw_source = match s.exec.threads[t].iter().rev().nth(1) {
@@ -968,7 +1253,7 @@ impl<'a> Dpor<'a> {
         // Children: each coherence position (split between workers), and
         // for each, every set of the waiting reads that read from the write.
         let reach = Reach::of(&s.exec.co);
-        let positions = coherence_positions(&s.exec, &reach, &ms, rmw_source);
+        let positions = coherence_positions(&s.exec, &reach, &ms, rmw_source, forced);
         // The waiting reads that are the read half of an RMW whose write half
         // W' is in the graph, morally strong with the new write W: if W gives
         // the read its value, W' comes right after W among the writes
@@ -996,6 +1281,7 @@ impl<'a> Dpor<'a> {
             .collect();
         let node_state = s.save(t);
         let pending = s.pending.clone();
+        let waiting = s.waiting.clone();
         let r = self.branch(s, w, parts, &positions, &|this, s, w, &before, parts| {
             for (k, &m) in ms.iter().enumerate() {
                 if before >> k & 1 == 1 {
@@ -1018,19 +1304,36 @@ impl<'a> Dpor<'a> {
                 if res.is_err() {
                     break;
                 }
+                // (Not a graph: such a set of readers is only skipped.)
                 let fine = (0..readers.len()).all(|k| mask >> k & 1 == 0 || apart[k] & mask == 0);
                 if !fine {
-                    w.out.stats.pruned += 1;
                     if mask == allowed {
                         break;
                     }
                     mask = ((mask | !allowed).wrapping_add(1)) & allowed;
                     continue;
                 }
+                // Waiting reads given the write: their threads go on, from
+                // the state saved here.
+                let mut resumed: SmallVec<[(usize, EventId, ThreadState<i64>); 2]> =
+                    SmallVec::new();
                 for (k, &r) in readers.iter().enumerate() {
                     if mask >> k & 1 == 1 {
                         s.exec.rf[r.index()] = Some(id);
                         s.pending.retain(|&p| p != r);
+                        if let Some(at) = s.waiting.iter().position(|&x| x == r) {
+                            s.waiting.remove(at);
+                            let rt = s.exec.event(r).thread.map_or(0, |x| x.index());
+                            if let EventKind::Read { value: v, .. } =
+                                &mut s.exec.events[r.index()].kind
+                            {
+                                *v = value;
+                            }
+                            let saved = s.save(rt);
+                            s.states[rt].commit(r, Some(value));
+                            s.runs[rt] = Run::Running;
+                            resumed.push((rt, r, saved));
+                        }
                     }
                 }
                 s.derived_valid = false;
@@ -1041,12 +1344,21 @@ impl<'a> Dpor<'a> {
                     w.out.stats.pruned += 1;
                     Ok(())
                 };
+                for (rt, r, saved) in resumed {
+                    s.states[rt].clone_from(&saved);
+                    s.recycle(saved);
+                    s.runs[rt] = Run::Waiting(r);
+                    if let EventKind::Read { value: v, .. } = &mut s.exec.events[r.index()].kind {
+                        *v = 0;
+                    }
+                }
                 for (k, &r) in readers.iter().enumerate() {
                     if mask >> k & 1 == 1 {
                         s.exec.rf[r.index()] = None;
                     }
                 }
                 s.pending.clone_from(&pending);
+                s.waiting.clone_from(&waiting);
                 s.derived_valid = false;
                 if res.is_err() || mask == allowed {
                     break;
@@ -1113,6 +1425,101 @@ impl<'a> Dpor<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the waiting read `r` is never given a value in advance: every
+    /// later write of its thread depends on it.
+    fn never_unblocked(&self, s: &State, r: EventId) -> bool {
+        let ev = s.exec.event(r);
+        ev.thread.is_some_and(|t| {
+            self.dependent
+                .get(t.index())
+                .and_then(|d| d.get(ev.instr as usize))
+                .copied()
+                .unwrap_or(false)
+        })
+    }
+
+    /// Every running thread stopped at a read that waits for a write not yet
+    /// added. Since a thread goes on only when such a write arrives, the
+    /// graphs in which those reads read from later writes need some thread
+    /// to go on first: the first waiting read (in thread order) whose thread
+    /// makes a write that does not depend on it commits to each value a
+    /// later write may give it, and its thread goes on with that value
+    /// (as reads did before waiting existed). When every waiting read has
+    /// only dependent writes after it, no such graph exists: each write the
+    /// reads wait for depends on another waiting read, a cycle of
+    /// `rf ∪ dep` that No-Thin-Air (8.10.4) forbids.
+    ///
+    /// This is a step every path to such a graph takes, not a choice, so
+    /// each graph is still produced once: the children differ in the value
+    /// the read commits to.
+    fn unblock(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
+        if check && !self.consistent(s) {
+            w.out.stats.pruned += 1;
+            return Ok(());
+        }
+        let first = s
+            .waiting
+            .iter()
+            .copied()
+            .filter(|&r| !self.never_unblocked(s, r))
+            .min_by_key(|&r| s.exec.event(r).thread.map_or(usize::MAX, |t| t.index()));
+        let Some(r) = first else {
+            w.out.stats.pruned += 1;
+            return Ok(());
+        };
+        let Some(rt) = s.exec.event(r).thread.map(|t| t.index()) else {
+            return Ok(());
+        };
+        let values: SmallVec<[i64; 8]> =
+            self.future_values(s, s.exec.event(r)).into_iter().collect();
+        if values.is_empty() {
+            w.out.stats.pruned += 1;
+            return Ok(());
+        }
+        let waiting = s.waiting.clone();
+        s.waiting.retain(|&x| x != r);
+        s.pending.push(r);
+        s.runs[rt] = Run::Running;
+        let saved = s.save(rt);
+        // A read's value changes no relation: the relations of the graph, if
+        // at hand, hold for every child (restored for each, since deeper
+        // nodes reuse the space).
+        let n = s.exec.len();
+        let relations = s.derived_valid.then(|| s.save_derived(n));
+        let res = self.branch(s, w, parts, &values, &|this, s, w, &value, parts| {
+            if let EventKind::Read { value: v, .. } = &mut s.exec.events[r.index()].kind {
+                *v = value;
+            }
+            match &relations {
+                Some(d) => {
+                    s.derived.copy_from(d, n);
+                    s.derived_valid = true;
+                }
+                None => s.derived_valid = false,
+            }
+            if !this.satisfiable(s) {
+                w.out.stats.pruned += 1;
+                return Ok(());
+            }
+            s.states[rt].clone_from(&saved);
+            s.states[rt].commit(r, Some(value));
+            this.visit(s, w, false, parts)
+        });
+        s.states[rt].clone_from(&saved);
+        s.recycle(saved);
+        if let Some(d) = relations {
+            s.spare_derived.push(d);
+        }
+        s.derived_valid = false;
+        s.runs[rt] = Run::Waiting(r);
+        s.pending.pop();
+        s.waiting = waiting;
+        if let EventKind::Read { value: v, .. } = &mut s.exec.events[r.index()].kind {
+            *v = 0;
+        }
+        res
     }
 
     /// Thread `t` ended with `ending`: go on with the next thread.
@@ -1193,7 +1600,7 @@ impl<'a> Dpor<'a> {
 
     /// A graph in which every thread ended.
     fn complete(&self, s: &mut State, w: &mut Worker, check: bool) -> Res {
-        if !s.pending.is_empty() {
+        if !s.pending.is_empty() || !s.waiting.is_empty() {
             w.out.stats.pruned += 1;
             return Ok(());
         }
@@ -1256,7 +1663,8 @@ impl<'a> Dpor<'a> {
             .iter()
             .map(|r| match r {
                 Run::Ended(e) => e.clone(),
-                Run::Running => Ending::Done,
+                // A waiting thread never reaches a complete graph (pruned above).
+                Run::Running | Run::Waiting(_) => Ending::Done,
             })
             .collect();
         let regs: Vec<Vec<i64>> = s.states.iter().map(|st| st.regs().to_vec()).collect();
@@ -1351,9 +1759,12 @@ impl<'a> Dpor<'a> {
     }
 }
 
+/// Reads, each with the threads that may write for it (a bit per thread).
+type Readers = SmallVec<[(EventId, u64); 4]>;
+
 /// Committed reads waiting for one (location, value): the location, the
 /// value, and each read with the threads that may write that value for it.
-type WaitGroup = (usize, i64, SmallVec<[(EventId, u64); 4]>);
+type WaitGroup = (usize, i64, Readers);
 
 /// Finds a remaining write for the value waited for `d` (an augmenting path
 /// of the matching of values into threads with capacities `caps`).
@@ -1478,11 +1889,15 @@ impl Reach {
 /// RMW atomicity (8.10.3) then forbids placing any morally strong write that
 /// is coherence-after that source before the new write (so with the initial
 /// write as source, the new write comes first).
+///
+/// `forced`: writes (bit per event) that precede the new write in causality
+/// order, so come before it in coherence (8.10.1).
 fn coherence_positions(
     exec: &Execution,
     reach: &Reach,
     ms: &[EventId],
     rmw_source: Option<(EventId, EventId)>,
+    forced: u64,
 ) -> Vec<u64> {
     // Topological order of `ms` under `reach`: fewer ancestors first.
     let mut order: Vec<usize> = (0..ms.len()).collect();
@@ -1499,7 +1914,10 @@ fn coherence_positions(
         Some((src, r)) if ms.contains(&src) && model::morally_strong(exec, src, r) => Some(src),
         _ => None,
     };
-    let required = |x: EventId| src_first.is_some_and(|src| x == src || reach.contains(x, src));
+    let required = |x: EventId| {
+        src_first.is_some_and(|src| x == src || reach.contains(x, src))
+            || (x.index() < 64 && forced >> x.index() & 1 == 1)
+    };
     let mut out = Vec::new();
     down_sets(ms, &order, 0, reach, &forbidden, &required, 0, &mut out);
     out

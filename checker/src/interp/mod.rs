@@ -23,10 +23,12 @@
 //! blocks is the explorer's decision.
 
 mod code;
+mod dependent;
 mod state;
 mod writes;
 
 pub use code::{Loop, ThreadCode};
+pub use dependent::later_writes_depend;
 pub use state::{BranchCond, Deps, ThreadState};
 pub use writes::{issues_async, write_shapes, WriteShape};
 
