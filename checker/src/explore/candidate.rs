@@ -243,7 +243,19 @@ pub(crate) fn finish(
             e.co = m.clone();
             exists_consistent(&mut e, &barriers, &fences).is_some()
         };
-        let mems = final_memories(test, &exec, &rel.co, &mut recheck);
+        // With one choice of Fence-SC order and barrier synchronization,
+        // its coherence order decides which writes may be last. With several,
+        // a write coherence-before another under the choice found first may
+        // be last under another: start from the coherence every choice has
+        // (the explorer's edges, initial writes first), and let `recheck`
+        // find a choice for each combination of last writes.
+        let several = fences.len() > 1 || barriers.len() > 1;
+        let co = if several {
+            common_coherence(&exec)
+        } else {
+            rel.co.clone()
+        };
+        let mems = final_memories(test, &exec, &co, &mut recheck);
         let vals: Vec<Valuation> = mems
             .iter()
             .map(|(mem, _)| Valuation {
@@ -269,6 +281,24 @@ pub(crate) fn finish(
         liveness(test, &exec, endings, &stuck, &rel, out);
     }
     Finish::Consistent
+}
+
+/// The coherence order that every consistent choice of Fence-SC order and
+/// barrier synchronization extends: the explorer's edges and the initial
+/// writes before every other write of their location (8.9.6), closed
+/// transitively.
+fn common_coherence(exec: &Execution) -> BitMatrix {
+    let mut co = exec.co.clone();
+    for i in exec.ids().filter(|&i| exec.event(i).is_init()) {
+        let loc = exec.event(i).loc().map(|l| l.phys);
+        for w in exec.ids() {
+            let e = exec.event(w);
+            if w != i && e.is_write() && !e.is_init() && e.loc().map(|l| l.phys) == loc {
+                co.insert(i, w);
+            }
+        }
+    }
+    co.transitive_closure()
 }
 
 /// Keeps `exec` as the report's witness ([`crate::report::Options::witness`])

@@ -442,6 +442,9 @@ impl<'a> Dpor<'a> {
     /// use the same address and the generic proxy (proxy-preserved). Each
     /// must come before `ev` in coherence (8.10.1); as one bit per event.
     fn causal_writes_before(&self, s: &State, t: usize, ev: &Event) -> u64 {
+        if std::env::var("NOFORCED").is_ok() {
+            return 0;
+        }
         let n = s.exec.len();
         let (Some(loc), Proxy::Generic) = (ev.loc(), ev.proxy) else {
             return 0;
@@ -474,6 +477,9 @@ impl<'a> Dpor<'a> {
     /// only from the relations of a graph found consistent
     /// (`s.derived_valid`); none otherwise.
     fn causally_after(&self, s: &State, r: EventId) -> u64 {
+        if std::env::var("NOAFTER").is_ok() {
+            return 0;
+        }
         let n = s.exec.len();
         if !s.derived_valid || n > fast::MAX_EVENTS || s.runs.len() > 64 {
             return 0;
@@ -1253,7 +1259,20 @@ impl<'a> Dpor<'a> {
         // Children: each coherence position (split between workers), and
         // for each, every set of the waiting reads that read from the write.
         let reach = Reach::of(&s.exec.co);
-        let positions = coherence_positions(&s.exec, &reach, &ms, rmw_source, forced);
+        let mut positions = coherence_positions(&s.exec, &reach, &ms, rmw_source, forced);
+        // RMW atomicity (8.10.3) for the RMWs already in the graph: the new
+        // write, morally strong with both halves of one, cannot come after
+        // the write that RMW reads from and before its write half.
+        let guards = if std::env::var("NOGUARD").is_ok() {
+            vec![]
+        } else {
+            rmw_guards(&s.exec, id, &ms, &reach)
+        };
+        positions.retain(|&before| {
+            guards.iter().all(|&(first, source, half)| {
+                !(first || before & source != 0) || before >> half & 1 == 1
+            })
+        });
         // The waiting reads that are the read half of an RMW whose write half
         // W' is in the graph, morally strong with the new write W: if W gives
         // the read its value, W' comes right after W among the writes
@@ -1846,6 +1865,45 @@ fn pop_event(s: &mut State, t: usize) {
     s.statics.truncate(n);
 }
 
+/// The RMWs of `exec` whose write half is in `ms` (the writes morally strong
+/// with the new write `id`, the last event) and whose read half reads from
+/// a write and is morally strong with `id`: each as whether the source is
+/// an initial write (which precedes every write in coherence), the writes of
+/// `ms` (bits) that, placed before `id`, put the source before it (the
+/// source and the writes it reaches in coherence), and the index of the
+/// write half in `ms`.
+fn rmw_guards(
+    exec: &Execution,
+    id: EventId,
+    ms: &[EventId],
+    reach: &Reach,
+) -> Vec<(bool, u64, usize)> {
+    let mut out = Vec::new();
+    for list in &exec.threads {
+        for pair in list.windows(2) {
+            let (r, h) = (pair[0], pair[1]);
+            let (re, he) = (exec.event(r), exec.event(h));
+            if !(re.is_read() && re.is_rmw() && he.is_write() && he.is_rmw()) {
+                continue;
+            }
+            let (Some(src), Some(k)) = (exec.rf[r.index()], ms.iter().position(|&x| x == h)) else {
+                continue;
+            };
+            if !model::morally_strong(exec, id, r) {
+                continue;
+            }
+            let first = exec.event(src).is_init();
+            let source = ms.iter().enumerate().fold(0u64, |m, (j, &x)| {
+                m | u64::from(x == src || reach.contains(src, x)) << j
+            });
+            if first || source != 0 {
+                out.push((first, source, k));
+            }
+        }
+    }
+    out
+}
+
 /// The transitive closure of the coherence edges chosen so far: one word per
 /// event while there are at most 64 of them, a [`BitMatrix`] beyond.
 enum Reach {
@@ -2027,21 +2085,59 @@ mod tests {
         ptxmc_frontend::parse(&src).expect("parses")
     }
 
-    /// RMW chains: the children that RMW atomicity and SC per location rule
-    /// out at once are not generated, and the write-value domain keeps only
-    /// minimal chains, so these stay far below the graphs they once pruned
-    /// (303 million and 4.3 million), with the reference enumerator's counts.
+    /// RMW chains and lock idioms waste a bounded amount: reads wait for
+    /// their writer instead of guessing its value, so the partial graphs
+    /// pruned stay a small multiple of the executions (the explorer that
+    /// guessed values pruned 138,312 and 86,863 on the two regressions,
+    /// 273 per execution on `counter-7`, 1.5 million on `cas-lock-3` and
+    /// 15,625 on `ticket-lock-3`), with the reference enumerator's counts.
     #[test]
     #[cfg_attr(
         debug_assertions,
         ignore = "debug builds check every graph in full: run with --release"
     )]
-    fn rmw_chains_prune_little() {
-        for (name, executions, blocked, bound) in [
-            ("dpor-rmw-value-chain", 1024, 0, 1_000_000),
-            ("dpor-exch-loops", 62, 70, 1_000_000),
-        ] {
-            let test = regression(name);
+    fn rmw_chains_and_locks_prune_little() {
+        let mut cases: Vec<(String, ptxmc_frontend::ir::Test, u64, u64, u64)> = vec![
+            (
+                "dpor-rmw-value-chain".into(),
+                regression("dpor-rmw-value-chain"),
+                1024,
+                0,
+                5_000,
+            ),
+            (
+                "dpor-exch-loops".into(),
+                regression("dpor-exch-loops"),
+                62,
+                70,
+                1_000,
+            ),
+        ];
+        let family = |name: &str, n: usize| {
+            let src = ptxmc_frontend::families::generate(name, n, "gpu").expect("a family");
+            ptxmc_frontend::parse(&src).expect("parses")
+        };
+        // counter-N: N! executions, at most 3 pruned graphs per execution.
+        let mut fact = 1;
+        for n in 2..=7 {
+            fact *= n as u64;
+            cases.push((
+                format!("counter-{n}"),
+                family("counter", n),
+                fact,
+                0,
+                3 * fact,
+            ));
+        }
+        cases.push(("cas-lock-3".into(), family("cas-lock", 3), 186, 264, 50_000));
+        cases.push((
+            "ticket-lock-3".into(),
+            family("ticket-lock", 3),
+            6,
+            24,
+            2_000,
+        ));
+        for (name, test, executions, blocked, bound) in cases {
             let opts = Options {
                 strategy: Strategy::Dpor,
                 check_duplicates: true,
@@ -2055,7 +2151,7 @@ mod tests {
             assert_eq!(r.stats.executions, executions, "{name}");
             assert_eq!(r.stats.blocked, blocked, "{name}");
             assert_eq!(r.stats.duplicates, 0, "{name}");
-            assert!(r.stats.pruned < bound, "{name}: {} pruned", r.stats.pruned);
+            assert!(r.stats.pruned <= bound, "{name}: {} pruned", r.stats.pruned);
         }
     }
 
