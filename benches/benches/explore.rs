@@ -1,5 +1,6 @@
 //! (c) Exploration of each family of `ptxmc_frontend::families` at a fixed N,
-//! with both strategies (`ptxmc_checker::check`, parsing excluded).
+//! with both strategies (`ptxmc_checker::check`, parsing excluded), and of
+//! growing families against N (group `growth`).
 //!
 //! `cargo bench -p ptxmc-benches --bench explore -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -55,5 +56,48 @@ fn explore(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, explore);
+/// (family, sizes DPOR runs, sizes the reference enumerator also runs):
+/// growing families, up to sizes where one iteration of the reference
+/// enumerator stays near a second (the 60 s runs are `ptxmc bench`'s, in
+/// docs/performance.md).
+const GROWTH: &[(
+    &str,
+    std::ops::RangeInclusive<usize>,
+    std::ops::RangeInclusive<usize>,
+)] = &[
+    ("sb", 2..=8, 2..=8),
+    ("counter", 2..=8, 2..=6),
+    ("cas-lock", 2..=3, 2..=2),
+];
+
+/// Explored executions and time against N for both strategies.
+fn growth(c: &mut Criterion) {
+    let mut g = c.benchmark_group("growth");
+    g.sample_size(10);
+    for (name, sizes, brute_sizes) in GROWTH {
+        for n in sizes.clone() {
+            let test = family_test(name, n);
+            let case = format!("{name}-{n}");
+            let dpor = check(&test, &options(Strategy::Dpor, None));
+            assert_eq!(dpor.status, Status::Ok, "{case} dpor");
+            eprintln!(
+                "{case}: {} executions, {} blocked, {} pruned (dpor)",
+                dpor.stats.executions, dpor.stats.blocked, dpor.stats.pruned
+            );
+            let mut strategies = vec![("dpor", Strategy::Dpor)];
+            if brute_sizes.contains(&n) {
+                strategies.push(("brute", Strategy::Brute));
+            }
+            for (label, strategy) in strategies {
+                let opts = options(strategy, None);
+                g.bench_with_input(BenchmarkId::new(label, &case), &test, |b, t| {
+                    b.iter(|| check(black_box(t), &opts).stats.executions)
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, explore, growth);
 criterion_main!(benches);

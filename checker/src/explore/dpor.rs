@@ -442,9 +442,6 @@ impl<'a> Dpor<'a> {
     /// use the same address and the generic proxy (proxy-preserved). Each
     /// must come before `ev` in coherence (8.10.1); as one bit per event.
     fn causal_writes_before(&self, s: &State, t: usize, ev: &Event) -> u64 {
-        if std::env::var("NOFORCED").is_ok() {
-            return 0;
-        }
         let n = s.exec.len();
         let (Some(loc), Proxy::Generic) = (ev.loc(), ev.proxy) else {
             return 0;
@@ -477,9 +474,6 @@ impl<'a> Dpor<'a> {
     /// only from the relations of a graph found consistent
     /// (`s.derived_valid`); none otherwise.
     fn causally_after(&self, s: &State, r: EventId) -> u64 {
-        if std::env::var("NOAFTER").is_ok() {
-            return 0;
-        }
         let n = s.exec.len();
         if !s.derived_valid || n > fast::MAX_EVENTS || s.runs.len() > 64 {
             return 0;
@@ -1263,11 +1257,7 @@ impl<'a> Dpor<'a> {
         // RMW atomicity (8.10.3) for the RMWs already in the graph: the new
         // write, morally strong with both halves of one, cannot come after
         // the write that RMW reads from and before its write half.
-        let guards = if std::env::var("NOGUARD").is_ok() {
-            vec![]
-        } else {
-            rmw_guards(&s.exec, id, &ms, &reach)
-        };
+        let guards = rmw_guards(&s.exec, id, &ms, &reach);
         positions.retain(|&before| {
             guards.iter().all(|&(first, source, half)| {
                 !(first || before & source != 0) || before >> half & 1 == 1
