@@ -417,21 +417,32 @@ impl<'a> Dpor<'a> {
     }
 
     /// Values a write not yet added may write to the location of the read
-    /// `ev`: those of the threads still running, in increasing order.
-    fn future_values(&self, s: &State, ev: &Event) -> BTreeSet<i64> {
+    /// `ev`, in increasing order: those of the threads that may still write
+    /// it ([`Self::later_writer`]), but the threads in `excluded` (a bit per
+    /// thread).
+    fn future_values(&self, s: &State, ev: &Event, excluded: u64) -> BTreeSet<i64> {
         let mut out = BTreeSet::new();
         let (Some(rt), Some(loc)) = (ev.thread, ev.loc()) else {
             return out;
         };
         let phys = loc.phys.index();
-        for (t, r) in s.runs.iter().enumerate() {
-            if r.live() && self.future_writer(t, rt.index(), ev, phys) {
+        for t in 0..s.runs.len() {
+            if (t >= 64 || excluded >> t & 1 == 0) && self.later_writer(s, t, rt.index(), ev, phys)
+            {
                 if let Some(w) = self.domain.values.get(t).and_then(|w| w.get(phys)) {
                     out.extend(w.iter().copied());
                 }
             }
         }
         out
+    }
+
+    /// Whether thread `t` may still add a write to `phys` that the read `ev`
+    /// of thread `rt` may read from: it may still run, has a write to `phys`
+    /// left ([`Self::remaining_writes`]), and the own-thread rule allows it
+    /// ([`Self::future_writer`]).
+    fn later_writer(&self, s: &State, t: usize, rt: usize, ev: &Event, phys: usize) -> bool {
+        self.future_writer(t, rt, ev, phys) && self.remaining_writes(s, t, phys) > 0
     }
 
     /// The writes to the location of `ev`, the next event of thread `t` (a
@@ -1034,18 +1045,11 @@ impl<'a> Dpor<'a> {
             })
             .collect();
         if !self.issues_async[t] {
-            let later = s.runs.iter().enumerate().any(|(u, run)| {
-                run.live()
-                    && self.future_writer(u, t, &ev, phys.index())
-                    && self.writers[u]
-                        .get(phys.index())
-                        .is_some_and(|ws| !ws.is_empty())
-            });
-            if later {
+            if (0..s.runs.len()).any(|u| self.later_writer(s, u, t, &ev, phys.index())) {
                 choices.push(Source::Later);
             }
         } else {
-            choices.extend(self.future_values(s, &ev).into_iter().map(Source::Value));
+            choices.extend(self.future_values(s, &ev, 0).into_iter().map(Source::Value));
         }
         let node_state = s.save(t);
         // When the graph is known consistent with its relations at hand, each
@@ -1481,8 +1485,11 @@ impl<'a> Dpor<'a> {
         let Some(rt) = s.exec.event(r).thread.map(|t| t.index()) else {
             return Ok(());
         };
-        let values: SmallVec<[i64; 8]> =
-            self.future_values(s, s.exec.event(r)).into_iter().collect();
+        let excluded = self.causally_after(s, r);
+        let values: SmallVec<[i64; 8]> = self
+            .future_values(s, s.exec.event(r), excluded)
+            .into_iter()
+            .collect();
         if values.is_empty() {
             w.out.stats.pruned += 1;
             return Ok(());
