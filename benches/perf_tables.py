@@ -4,7 +4,8 @@
     cargo build --release && python3 benches/perf_tables.py
 
 1. `ptxmc bench FAMILY --sizes 2..8 --strategy brute,dpor --timeout 60 -j 1`
-   for each family (readers, writers, sb, iriw, counter): the Markdown table
+   for each family (readers, writers, sb, iriw, counter, ticket-lock,
+   cas-lock): the Markdown table
    ptxmc prints, its ratio line, and the SVG plot target/perf/FAMILY.svg.
 2. Batch scaling: `ptxmc run DIR -j 1` and `-j 2` (best wall time of 3 runs
    each, from `--stats`) on the shared conformance corpus and on the tests
@@ -144,7 +145,7 @@ def splice(text, name, body):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--families", default="readers,writers,sb,iriw,counter")
+    ap.add_argument("--families", default="readers,writers,sb,iriw,counter,ticket-lock,cas-lock")
     ap.add_argument("--sizes", default="2..8")
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--runs", type=int, default=5)

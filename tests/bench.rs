@@ -146,6 +146,7 @@ fn bench_prints_strategies_side_by_side_and_plots_them() {
     for col in [
         "brute executions",
         "dpor executions",
+        "dpor pruned",
         "dpor time",
         "dpor peak memory",
     ] {
@@ -158,12 +159,14 @@ fn bench_prints_strategies_side_by_side_and_plots_them() {
             .find(|l| l.starts_with(&format!("| {name} |")))
             .unwrap_or_else(|| panic!("a row for {name}:\n{out}"));
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-        // | test | N | 6 brute cells | 6 dpor cells |
-        assert_eq!(cells.len(), 2 + 2 + 12, "{row}");
+        // | test | N | 7 brute cells | 7 dpor cells |: executions, blocked,
+        // pruned, time, executions/s, peak memory, status.
+        assert_eq!(cells.len(), 2 + 2 + 14, "{row}");
         assert_eq!(cells[3], execs, "brute executions: {row}");
-        assert_eq!(cells[9], execs, "dpor executions: {row}");
-        assert_eq!((cells[8], cells[14]), ("ok", "ok"), "{row}");
-        assert!(cells[7].ends_with("iB"), "peak memory: {row}");
+        assert_eq!(cells[10], execs, "dpor executions: {row}");
+        assert_eq!(cells[12], "0", "dpor pruned: {row}");
+        assert_eq!((cells[9], cells[16]), ("ok", "ok"), "{row}");
+        assert!(cells[8].ends_with("iB"), "peak memory: {row}");
     }
     assert!(out.contains("readers (N = 3): brute/dpor = "), "{out}");
 

@@ -310,14 +310,22 @@ fn fmt_count(n: u64) -> String {
     groups.join(",")
 }
 
-/// The table cells of one measure: executions, blocked, time, executions/s,
-/// peak memory, status.
-fn cells(m: &Measure, timeout: f64) -> [String; 6] {
+/// The table cells of one measure: executions, blocked, pruned partial
+/// graphs, time, executions/s, peak memory, status.
+fn cells(m: &Measure, timeout: f64) -> [String; 7] {
     let dash = || "-".to_string();
     match m.status {
-        RunStatus::Skipped => [dash(), dash(), dash(), dash(), dash(), "skipped".into()],
+        RunStatus::Skipped => [
+            dash(),
+            dash(),
+            dash(),
+            dash(),
+            dash(),
+            dash(),
+            "skipped".into(),
+        ],
         RunStatus::Other(ref s) if m.time_s == 0.0 => {
-            [dash(), dash(), dash(), dash(), dash(), s.clone()]
+            [dash(), dash(), dash(), dash(), dash(), dash(), s.clone()]
         }
         _ => {
             let stopped = m.status.stopped();
@@ -339,6 +347,7 @@ fn cells(m: &Measure, timeout: f64) -> [String; 6] {
             [
                 execs,
                 fmt_count(m.blocked),
+                fmt_count(m.pruned),
                 time,
                 rate,
                 m.peak_rss_kib.map_or_else(dash, stats::human_kib),
@@ -356,6 +365,7 @@ fn header(strategies: &[StrategyArg]) -> String {
         for col in [
             "executions",
             "blocked",
+            "pruned",
             "time",
             "executions/s",
             "peak memory",
