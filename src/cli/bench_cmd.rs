@@ -740,16 +740,18 @@ mod tests {
     fn a_stopped_run_shows_the_limit() {
         let m = Measure {
             executions: 1234,
+            pruned: 56_789,
             time_s: 2.01,
             peak_rss_kib: Some(2048),
             ..Measure::not_run(RunStatus::Limit, None)
         };
         let c = cells(&m, 2.0);
         assert_eq!(c[0], ">=1,234");
-        assert_eq!(c[2], ">2 s (limit)");
-        assert_eq!(c[3], "-");
-        assert_eq!(c[4], "2.0 MiB");
-        assert_eq!(c[5], "limit");
+        assert_eq!(c[2], "56,789");
+        assert_eq!(c[3], ">2 s (limit)");
+        assert_eq!(c[4], "-");
+        assert_eq!(c[5], "2.0 MiB");
+        assert_eq!(c[6], "limit");
     }
 
     #[test]
