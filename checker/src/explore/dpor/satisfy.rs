@@ -1,0 +1,429 @@
+//! Whether the reads that wait for a write not yet added can still all get
+//! one (waiting reads, and reads committed to a value): the threads that may
+//! still write for each, those a read already precedes in causality order
+//! (8.10.6), and a matching of the writes needed into the writes the
+//! threads can still make (Hall's condition). A graph that fails this has
+//! no consistent completion, so the explorer discards it at once.
+
+use super::{Dpor, Run, State};
+use crate::event::{Event, EventId, EventKind};
+use crate::model::{self, fast};
+use ptxmc_frontend::ir::Proxy;
+use smallvec::SmallVec;
+use std::collections::BTreeSet;
+
+impl Dpor<'_> {
+    /// Values a write not yet added may write to the location of the read
+    /// `ev`, in increasing order: those of the threads that may still write
+    /// it ([`Self::later_writer`]), but the threads in `excluded` (a bit per
+    /// thread).
+    pub(super) fn future_values(&self, s: &State, ev: &Event, excluded: u64) -> BTreeSet<i64> {
+        let mut out = BTreeSet::new();
+        let (Some(rt), Some(loc)) = (ev.thread, ev.loc()) else {
+            return out;
+        };
+        let phys = loc.phys.index();
+        for t in 0..s.runs.len() {
+            if (t >= 64 || excluded >> t & 1 == 0) && self.later_writer(s, t, rt.index(), ev, phys)
+            {
+                if let Some(w) = self.domain.values.get(t).and_then(|w| w.get(phys)) {
+                    out.extend(w.iter().copied());
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether thread `t` may still add a write to `phys` that the read `ev`
+    /// of thread `rt` may read from: it may still run, has a write to `phys`
+    /// left ([`Self::remaining_writes`]), and the own-thread rule allows it
+    /// ([`Self::future_writer`]).
+    pub(super) fn later_writer(
+        &self,
+        s: &State,
+        t: usize,
+        rt: usize,
+        ev: &Event,
+        phys: usize,
+    ) -> bool {
+        self.future_writer(t, rt, ev, phys) && self.remaining_writes(s, t, phys) > 0
+    }
+
+    /// Threads none of whose future writes the read `r` may read from:
+    /// those with an event that `r` precedes in base causality order (8.9.5;
+    /// every later event of such a thread follows that one in program order,
+    /// so `r` precedes it too), when `r` and every write the thread makes to
+    /// `r`'s location use `r`'s address and the generic proxy: `r` then
+    /// precedes each such write in (proxy-preserved) causality order, and
+    /// the Causality axiom (8.10.6, item 1) forbids reading from it. Known
+    /// only from the relations of a graph found consistent
+    /// (`s.derived_valid`); none otherwise.
+    pub(super) fn causally_after(&self, s: &State, r: EventId) -> u64 {
+        let n = s.exec.len();
+        if !s.derived_valid || n > fast::MAX_EVENTS || s.runs.len() > 64 {
+            return 0;
+        }
+        let ev = s.exec.event(r);
+        let (Some(loc), Proxy::Generic) = (ev.loc(), ev.proxy) else {
+            return 0;
+        };
+        let phys = loc.phys.index();
+        let mut after = s.derived.base[r.index()];
+        let mut out = 0u64;
+        while after != 0 {
+            let x = after.trailing_zeros() as usize;
+            after &= after - 1;
+            let Some(u) = s.exec.events.get(x).and_then(|e| e.thread) else {
+                continue;
+            };
+            let u = u.index();
+            if out >> u & 1 == 1 || self.issues_async[u] {
+                continue;
+            }
+            let same_way = self.accesses[u].get(phys).is_some_and(|a| {
+                a.iter()
+                    .all(|&(va, p)| va == loc.vaddr && p == Proxy::Generic)
+            });
+            if same_way {
+                out |= 1 << u;
+            }
+        }
+        out
+    }
+
+    /// Whether some thread still running may write the value the committed
+    /// read `r` returns ([`Self::future_values`] contains it).
+    pub(super) fn still_writable(&self, s: &State, r: EventId) -> bool {
+        let ev = s.exec.event(r);
+        let (Some(rt), Some(loc), Some(v)) = (ev.thread, ev.loc(), ev.value()) else {
+            return false;
+        };
+        let phys = loc.phys.index();
+        s.runs.iter().enumerate().any(|(t, run)| {
+            run.live()
+                && self.future_writer(t, rt.index(), ev, phys)
+                && self
+                    .domain
+                    .values
+                    .get(t)
+                    .and_then(|w| w.get(phys))
+                    .is_some_and(|w| w.contains(&v))
+        })
+    }
+
+    /// Whether the RMWs of the reads `r1` and `r2` (the read halves of two
+    /// atomic instructions, their write halves having the same semantics,
+    /// scope, proxy and address) cannot read from one write of a thread in
+    /// `threads`. Two RMWs A and B morally strong with each other cannot read
+    /// from the same write W when W is morally strong with both: W is then
+    /// coherence-before both write halves (else a cycle `A.r -po-> A.w -co->
+    /// W -rf-> A.r` of morally strong operations, 8.10.5), and whichever
+    /// write half comes first in coherence lies between W and the other,
+    /// which RMW atomicity forbids (8.10.3). (With a W that is not morally
+    /// strong with them, coherence may leave W unordered with their writes:
+    /// they may then share it.)
+    pub(super) fn must_not_share(&self, s: &State, r1: EventId, r2: EventId, threads: u64) -> bool {
+        let (e1, e2) = (s.exec.event(r1), s.exec.event(r2));
+        let (EventKind::Read { rmw: true, loc, .. }, EventKind::Read { rmw: true, .. }) =
+            (e1.kind, e2.kind)
+        else {
+            return false;
+        };
+        if !model::morally_strong(&s.exec, r1, r2) {
+            return false;
+        }
+        let phys = loc.phys.index();
+        let mut m = threads;
+        while m != 0 {
+            let t = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let all_strong = self.writers[t].get(phys).is_some_and(|ws| {
+                ws.iter().all(|w| {
+                    model::morally_strong_events(w, e1, &s.exec.placements)
+                        && model::morally_strong_events(w, e2, &s.exec.placements)
+                })
+            });
+            if !all_strong {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether the reads that wait for writes not yet added can still all be
+    /// given one: the committed reads ([`Self::values_satisfiable`]) and the
+    /// waiting ones ([`Self::waiting_satisfiable`]).
+    pub(super) fn satisfiable(&self, s: &State) -> bool {
+        self.values_satisfiable(s) && self.waiting_satisfiable(s)
+    }
+
+    /// Writes thread `t` can still make to `phys`: none once it ended, else
+    /// at most `max_writes` ([`crate::explore::domain::Domain::max_writes`]) in any execution, fewer
+    /// the ones it already made.
+    pub(super) fn remaining_writes(&self, s: &State, t: usize, phys: usize) -> usize {
+        if !s.runs[t].live() {
+            return 0;
+        }
+        let max = self
+            .domain
+            .max_writes
+            .get(t)
+            .and_then(|m| m.get(phys))
+            .copied()
+            .unwrap_or(0) as usize;
+        let done = s.exec.threads[t]
+            .iter()
+            .filter(|&&e| {
+                let ev = s.exec.event(e);
+                ev.is_write() && ev.loc().is_some_and(|l| l.phys.index() == phys)
+            })
+            .count();
+        max.saturating_sub(done)
+    }
+
+    /// Whether each demand (a write needed, as the mask of the threads that
+    /// may make it) gets its own write among those the threads can still
+    /// make to `phys`: a matching into the remaining writes must exist
+    /// (Hall's condition, decided greedily first, by augmenting paths when
+    /// the greedy choice fails).
+    pub(super) fn writes_suffice(&self, s: &State, phys: usize, demands: &[u64]) -> bool {
+        let caps: SmallVec<[usize; 16]> = (0..s.runs.len())
+            .map(|t| self.remaining_writes(s, t, phys))
+            .collect();
+        let mut left: SmallVec<[usize; 16]> = caps.clone();
+        let greedy = demands.iter().all(|&d| {
+            let mut m = d;
+            while m != 0 {
+                let t = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if left[t] > 0 {
+                    left[t] -= 1;
+                    return true;
+                }
+            }
+            false
+        });
+        if greedy {
+            return true;
+        }
+        let mut assigned: Vec<Vec<usize>> = vec![Vec::new(); s.runs.len()];
+        (0..demands.len()).all(|d| {
+            let mut visited = 0u64;
+            assign(d, demands, &caps, &mut assigned, &mut visited)
+        })
+    }
+
+    /// Whether the committed reads can still all be satisfied by writes not
+    /// yet added. Each distinct (location, value) they wait for needs its own
+    /// write (a write has one value), from a thread still running that may
+    /// write that value ([`Self::still_writable`]), and a thread makes at
+    /// most so many writes to a location ([`Self::remaining_writes`]): the
+    /// values waited for must fit into those remaining writes
+    /// ([`Self::writes_suffice`]). A graph that fails this has no consistent
+    /// completion: some committed read would read from no write.
+    pub(super) fn values_satisfiable(&self, s: &State) -> bool {
+        if s.pending.is_empty() {
+            return true;
+        }
+        if s.runs.len() > 64 {
+            return s.pending.iter().all(|&r| self.still_writable(s, r));
+        }
+        // The reads waiting for each (location, value), with the threads that
+        // may write it for each.
+        let mut groups: SmallVec<[WaitGroup; 8]> = SmallVec::new();
+        for &r in &s.pending {
+            let ev = s.exec.event(r);
+            let (Some(rt), Some(loc), Some(v)) = (ev.thread, ev.loc(), ev.value()) else {
+                return false;
+            };
+            let phys = loc.phys.index();
+            let mut eligible = 0u64;
+            let excluded = self.causally_after(s, r);
+            for (t, run) in s.runs.iter().enumerate() {
+                if excluded >> t & 1 == 0
+                    && run.live()
+                    && self.future_writer(t, rt.index(), ev, phys)
+                    && self
+                        .domain
+                        .values
+                        .get(t)
+                        .and_then(|w| w.get(phys))
+                        .is_some_and(|w| w.contains(&v))
+                {
+                    eligible |= 1 << t;
+                }
+            }
+            if eligible == 0 {
+                return false;
+            }
+            match groups.iter_mut().find(|g| g.0 == phys && g.1 == v) {
+                Some(g) => g.2.push((r, eligible)),
+                None => groups.push((phys, v, SmallVec::from_slice(&[(r, eligible)]))),
+            }
+        }
+        // Writes needed: one per (location, value), or one per read of a set
+        // of RMW reads no two of which can share a write
+        // ([`Self::must_not_share`]; a greedy set, any such set is a lower
+        // bound). Each as (location, threads that may make it).
+        let mut demands: SmallVec<[(usize, u64); 8]> = SmallVec::new();
+        for (phys, _, reads) in &groups {
+            let apart = self.apart(s, reads);
+            if apart.len() > 1 {
+                demands.extend(apart.iter().map(|&(_, el)| (*phys, el)));
+            } else {
+                let all = reads.iter().fold(0, |m, &(_, el)| m | el);
+                demands.push((*phys, all));
+            }
+        }
+        self.demands_fit(s, &mut demands)
+    }
+
+    /// Whether the reads that wait for a write not yet added
+    /// ([`Run::Waiting`]) can each still get one: from another thread that
+    /// may still write the location and may still run (a waiting thread runs
+    /// again only once a thread that may run may write what it waits for:
+    /// threads waiting for each other never do), one write per read of a
+    /// set of RMW reads no two of which can share a write. (A waiting read
+    /// takes any value, so several plain reads may share one write.)
+    pub(super) fn waiting_satisfiable(&self, s: &State) -> bool {
+        if s.waiting.is_empty() || s.runs.len() > 64 {
+            return true;
+        }
+        // Threads that may write `phys` for a read of thread `rt`, among `among`.
+        let writers_of = |r: EventId, rt: usize, phys: usize, among: u64| {
+            let ev = s.exec.event(r);
+            let excluded = self.causally_after(s, r);
+            // Its own thread, only after [`Self::unblock`] gave it a value.
+            let own = !self.never_unblocked(s, r);
+            (0..s.runs.len()).fold(0u64, |m, t| {
+                let may = (t != rt || (own && self.future_writer(t, rt, ev, phys)))
+                    && among >> t & 1 == 1
+                    && excluded >> t & 1 == 0
+                    && self.writers[t].get(phys).is_some_and(|ws| !ws.is_empty())
+                    && self.remaining_writes(s, t, phys) > 0;
+                m | u64::from(may) << t
+            })
+        };
+        let target = |r: EventId| {
+            let ev = s.exec.event(r);
+            Some((ev.thread?.index(), ev.loc()?.phys.index()))
+        };
+        // The threads that may ever add events: those running, those waiting
+        // at a read that [`Self::unblock`] may give a value, and a waiting
+        // one once a thread that may run may write what it waits for.
+        let mut runs = s
+            .runs
+            .iter()
+            .enumerate()
+            .fold(0u64, |m, (t, r)| m | u64::from(*r == Run::Running) << t);
+        for &r in &s.waiting {
+            if !self.never_unblocked(s, r) {
+                if let Some(t) = s.exec.event(r).thread {
+                    runs |= 1 << t.index();
+                }
+            }
+        }
+        loop {
+            let before = runs;
+            for &r in &s.waiting {
+                if let Some((rt, phys)) = target(r) {
+                    if writers_of(r, rt, phys, runs) != 0 {
+                        runs |= 1 << rt;
+                    }
+                }
+            }
+            if runs == before {
+                break;
+            }
+        }
+        let mut groups: SmallVec<[(usize, Readers); 4]> = SmallVec::new();
+        for &r in &s.waiting {
+            let Some((rt, phys)) = target(r) else {
+                return false;
+            };
+            let eligible = writers_of(r, rt, phys, runs);
+            if eligible == 0 {
+                return false;
+            }
+            match groups.iter_mut().find(|g| g.0 == phys) {
+                Some(g) => g.1.push((r, eligible)),
+                None => groups.push((phys, SmallVec::from_slice(&[(r, eligible)]))),
+            }
+        }
+        let mut demands: SmallVec<[(usize, u64); 8]> = SmallVec::new();
+        for (phys, reads) in &groups {
+            let apart = self.apart(s, reads);
+            if apart.len() > 1 {
+                demands.extend(apart.iter().map(|&(_, el)| (*phys, el)));
+            }
+        }
+        self.demands_fit(s, &mut demands)
+    }
+
+    /// A greedy set of the RMW reads among `reads` (each with the threads
+    /// that may write for it) no two of which can share a write
+    /// ([`Self::must_not_share`]); empty when there is at most one read.
+    pub(super) fn apart(&self, s: &State, reads: &[(EventId, u64)]) -> Readers {
+        let mut apart = Readers::new();
+        if reads.len() > 1 {
+            for &(r, el) in reads {
+                if apart
+                    .iter()
+                    .all(|&(a, ael)| self.must_not_share(s, r, a, el & ael))
+                {
+                    apart.push((r, el));
+                }
+            }
+        }
+        apart
+    }
+
+    /// Whether the demands, as (location, threads that may make the write),
+    /// fit into the writes the threads can still make, location by location.
+    pub(super) fn demands_fit(&self, s: &State, demands: &mut [(usize, u64)]) -> bool {
+        demands.sort_unstable_by_key(|d| d.0);
+        demands.chunk_by(|a, b| a.0 == b.0).all(|group| {
+            let masks: SmallVec<[u64; 8]> = group.iter().map(|d| d.1).collect();
+            self.writes_suffice(s, group[0].0, &masks)
+        })
+    }
+}
+
+/// Reads, each with the threads that may write for it (a bit per thread).
+pub(super) type Readers = SmallVec<[(EventId, u64); 4]>;
+
+/// Committed reads waiting for one (location, value): the location, the
+/// value, and each read with the threads that may write that value for it.
+pub(super) type WaitGroup = (usize, i64, Readers);
+
+/// Finds a remaining write for the value waited for `d` (an augmenting path
+/// of the matching of values into threads with capacities `caps`).
+pub(super) fn assign(
+    d: usize,
+    eligible: &[u64],
+    caps: &[usize],
+    assigned: &mut [Vec<usize>],
+    visited: &mut u64,
+) -> bool {
+    let mut m = eligible[d];
+    while m != 0 {
+        let t = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if *visited >> t & 1 == 1 {
+            continue;
+        }
+        *visited |= 1 << t;
+        if assigned[t].len() < caps[t] {
+            assigned[t].push(d);
+            return true;
+        }
+        for i in 0..assigned[t].len() {
+            let other = assigned[t][i];
+            if assign(other, eligible, caps, assigned, visited) {
+                assigned[t][i] = d;
+                return true;
+            }
+        }
+    }
+    false
+}
