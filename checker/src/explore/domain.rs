@@ -8,8 +8,11 @@
 //! chains acyclic in any consistent execution: a chain never uses one write
 //! event twice. The fixed point keeps, with each value, the write events its
 //! chain used (a *provenance*), and never extends a chain with an event it
-//! already used. That bounds counters (two `atom.add`s give 1 and 2, not
-//! every integer) and the fixed point terminates. If provenances grow past a
+//! already used, nor two writes of one instruction that lies outside every
+//! loop (it runs at most once per execution, whatever iteration count put
+//! it at different program-order indices on different paths). That bounds
+//! counters (two `atom.add`s give 1 and 2, not every integer; a store after
+//! a lock's retry loop counts once) and the fixed point terminates. If provenances grow past a
 //! budget, a coarser fixed point over plain values takes over, bounded by the
 //! number of write events one execution can have.
 //!
@@ -58,8 +61,9 @@ fn past(deadline: Option<Instant>, steps: usize) -> bool {
     steps & (CLOCK_EVERY - 1) == 0 && deadline.is_some_and(|d| Instant::now() >= d)
 }
 
-/// A write event of a chain: (thread, program-order index).
-type WriteEvent = (u32, u32);
+/// A write event of a chain: (thread, program-order index, position of its
+/// instruction in the thread's code).
+type WriteEvent = (u32, u32, u32);
 
 /// A value with the write events of the chain that produced it (sorted).
 type Element = (i64, Vec<WriteEvent>);
@@ -218,7 +222,15 @@ fn precise(
                             prov.insert(id, p0);
                         }
                         EventKind::Write { loc, value, .. } => {
-                            let me = (t as u32, po);
+                            let me = (t as u32, po, ev.instr);
+                            // An instruction outside every loop runs at most
+                            // once per execution (a second run needs a
+                            // backward jump over it): a chain holds at most
+                            // one of its writes, whatever their indices.
+                            let once = !code.loops().iter().any(|l| l.contains(ev.instr as usize));
+                            let same = |x: &WriteEvent| {
+                                (x.0, x.1) == (me.0, me.1) || (once && (x.0, x.2) == (me.0, me.2))
+                            };
                             // The write happens on this path whatever the
                             // chains: count it before the path may be dropped.
                             counts[loc.phys.index()] += 1;
@@ -239,7 +251,7 @@ fn precise(
                                 let reused = deps
                                     .iter()
                                     .zip(&pick)
-                                    .any(|(ps, &i)| ps.get(i).is_some_and(|p| p.contains(&me)));
+                                    .any(|(ps, &i)| ps.get(i).is_some_and(|p| p.iter().any(same)));
                                 // A chain that uses this write twice is no chain.
                                 if !reused {
                                     let mut chain = vec![me];
@@ -380,10 +392,16 @@ mod tests {
 
     #[test]
     fn subset_of_sorted_chains() {
-        assert!(subset(&[], &[(0, 1)]));
-        assert!(subset(&[(0, 1), (2, 0)], &[(0, 1), (1, 3), (2, 0)]));
-        assert!(!subset(&[(0, 1), (2, 1)], &[(0, 1), (1, 3), (2, 0)]));
-        assert!(!subset(&[(1, 0)], &[]));
+        assert!(subset(&[], &[(0, 1, 0)]));
+        assert!(subset(
+            &[(0, 1, 0), (2, 0, 0)],
+            &[(0, 1, 0), (1, 3, 0), (2, 0, 0)]
+        ));
+        assert!(!subset(
+            &[(0, 1, 0), (2, 1, 0)],
+            &[(0, 1, 0), (1, 3, 0), (2, 0, 0)]
+        ));
+        assert!(!subset(&[(1, 0, 0)], &[]));
     }
 
     /// Only the minimal chains of each value stay, whatever the order they
@@ -391,18 +409,18 @@ mod tests {
     #[test]
     fn minimal_chains_per_value() {
         let mut set = BTreeSet::new();
-        insert_minimal(&mut set, 1, vec![(0, 0), (1, 0)]);
-        insert_minimal(&mut set, 2, vec![(0, 0), (1, 0)]);
-        insert_minimal(&mut set, 1, vec![(1, 0)]);
-        insert_minimal(&mut set, 1, vec![(1, 0), (2, 0)]);
-        insert_minimal(&mut set, 1, vec![(2, 0)]);
+        insert_minimal(&mut set, 1, vec![(0, 0, 0), (1, 0, 0)]);
+        insert_minimal(&mut set, 2, vec![(0, 0, 0), (1, 0, 0)]);
+        insert_minimal(&mut set, 1, vec![(1, 0, 0)]);
+        insert_minimal(&mut set, 1, vec![(1, 0, 0), (2, 0, 0)]);
+        insert_minimal(&mut set, 1, vec![(2, 0, 0)]);
         let got: Vec<Element> = set.into_iter().collect();
         assert_eq!(
             got,
             vec![
-                (1, vec![(1, 0)]),
-                (1, vec![(2, 0)]),
-                (2, vec![(0, 0), (1, 0)])
+                (1, vec![(1, 0, 0)]),
+                (1, vec![(2, 0, 0)]),
+                (2, vec![(0, 0, 0), (1, 0, 0)])
             ]
         );
     }
