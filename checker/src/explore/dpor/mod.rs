@@ -677,9 +677,7 @@ impl<'a> Dpor<'a> {
                 // Set when a write gives the read its value.
                 Source::Later => 0,
             };
-            if let EventKind::Read { value: v, .. } = &mut s.exec.events[id.index()].kind {
-                *v = value;
-            }
+            set_read_value(s, id, value);
             match src {
                 Source::Write(src, _) => s.exec.rf[id.index()] = Some(src),
                 Source::Value(_) => s.pending.push(id),
@@ -905,11 +903,7 @@ impl<'a> Dpor<'a> {
                         if let Some(at) = s.waiting.iter().position(|&x| x == r) {
                             s.waiting.remove(at);
                             let rt = s.exec.event(r).thread.map_or(0, |x| x.index());
-                            if let EventKind::Read { value: v, .. } =
-                                &mut s.exec.events[r.index()].kind
-                            {
-                                *v = value;
-                            }
+                            set_read_value(s, r, value);
                             let saved = s.save(rt);
                             s.states[rt].commit(r, Some(value));
                             s.runs[rt] = Run::Running;
@@ -929,9 +923,7 @@ impl<'a> Dpor<'a> {
                     s.states[rt].clone_from(&saved);
                     s.recycle(saved);
                     s.runs[rt] = Run::Waiting(r);
-                    if let EventKind::Read { value: v, .. } = &mut s.exec.events[r.index()].kind {
-                        *v = 0;
-                    }
+                    set_read_value(s, r, 0);
                 }
                 for (k, &r) in readers.iter().enumerate() {
                     if mask >> k & 1 == 1 {
@@ -1073,9 +1065,7 @@ impl<'a> Dpor<'a> {
         let n = s.exec.len();
         let relations = s.derived_valid.then(|| s.save_derived(n));
         let res = self.branch(s, w, parts, &values, &|this, s, w, &value, parts| {
-            if let EventKind::Read { value: v, .. } = &mut s.exec.events[r.index()].kind {
-                *v = value;
-            }
+            set_read_value(s, r, value);
             match &relations {
                 Some(d) => {
                     s.derived.copy_from(d, n);
@@ -1100,9 +1090,7 @@ impl<'a> Dpor<'a> {
         s.runs[rt] = Run::Waiting(r);
         s.pending.pop();
         s.waiting = waiting;
-        if let EventKind::Read { value: v, .. } = &mut s.exec.events[r.index()].kind {
-            *v = 0;
-        }
+        set_read_value(s, r, 0);
         res
     }
 
@@ -1371,6 +1359,13 @@ fn push_event(s: &mut State, t: usize, mut ev: Event, read_value: Option<i64>) -
         s.exec.threads[t].push(id);
     }
     id
+}
+
+/// Sets the value the read `r` returns (0 while it waits for its writer).
+fn set_read_value(s: &mut State, r: EventId, value: i64) {
+    if let EventKind::Read { value: v, .. } = &mut s.exec.events[r.index()].kind {
+        *v = value;
+    }
 }
 
 /// Removes the last event, which is thread `t`'s last.

@@ -99,16 +99,28 @@ impl Dpor<'_> {
             return false;
         };
         let phys = loc.phys.index();
-        s.runs.iter().enumerate().any(|(t, run)| {
-            run.live()
-                && self.future_writer(t, rt.index(), ev, phys)
-                && self
-                    .domain
-                    .values
-                    .get(t)
-                    .and_then(|w| w.get(phys))
-                    .is_some_and(|w| w.contains(&v))
-        })
+        (0..s.runs.len()).any(|t| self.may_write_value(s, t, rt.index(), ev, phys, v))
+    }
+
+    /// Whether thread `t` may still add a write of `v` to `phys` that the
+    /// read `ev` of thread `rt` may read from ([`Self::later_writer`], and
+    /// `v` in the thread's value domain).
+    fn may_write_value(
+        &self,
+        s: &State,
+        t: usize,
+        rt: usize,
+        ev: &Event,
+        phys: usize,
+        v: i64,
+    ) -> bool {
+        self.later_writer(s, t, rt, ev, phys)
+            && self
+                .domain
+                .values
+                .get(t)
+                .and_then(|w| w.get(phys))
+                .is_some_and(|w| w.contains(&v))
     }
 
     /// Whether the RMWs of the reads `r1` and `r2` (the read halves of two
@@ -239,17 +251,8 @@ impl Dpor<'_> {
             let phys = loc.phys.index();
             let mut eligible = 0u64;
             let excluded = self.causally_after(s, r);
-            for (t, run) in s.runs.iter().enumerate() {
-                if excluded >> t & 1 == 0
-                    && run.live()
-                    && self.future_writer(t, rt.index(), ev, phys)
-                    && self
-                        .domain
-                        .values
-                        .get(t)
-                        .and_then(|w| w.get(phys))
-                        .is_some_and(|w| w.contains(&v))
-                {
+            for t in 0..s.runs.len() {
+                if excluded >> t & 1 == 0 && self.may_write_value(s, t, rt.index(), ev, phys, v) {
                     eligible |= 1 << t;
                 }
             }
@@ -289,25 +292,26 @@ impl Dpor<'_> {
         if s.waiting.is_empty() || s.runs.len() > 64 {
             return true;
         }
-        // Threads that may write `phys` for a read of thread `rt`, among `among`.
-        let writers_of = |r: EventId, rt: usize, phys: usize, among: u64| {
+        // Each waiting read with its thread, its location and the threads
+        // that may write for it: not one it precedes in causality, and its
+        // own thread only once [`Self::unblock`] gave it a value.
+        let mut reads: SmallVec<[(EventId, usize, usize, u64); 8]> = SmallVec::new();
+        for &r in &s.waiting {
             let ev = s.exec.event(r);
+            let (Some(rt), Some(loc)) = (ev.thread, ev.loc()) else {
+                return false;
+            };
+            let (rt, phys) = (rt.index(), loc.phys.index());
             let excluded = self.causally_after(s, r);
-            // Its own thread, only after [`Self::unblock`] gave it a value.
             let own = !self.never_unblocked(s, r);
-            (0..s.runs.len()).fold(0u64, |m, t| {
-                let may = (t != rt || (own && self.future_writer(t, rt, ev, phys)))
-                    && among >> t & 1 == 1
-                    && excluded >> t & 1 == 0
-                    && self.writers[t].get(phys).is_some_and(|ws| !ws.is_empty())
-                    && self.remaining_writes(s, t, phys) > 0;
-                m | u64::from(may) << t
-            })
-        };
-        let target = |r: EventId| {
-            let ev = s.exec.event(r);
-            Some((ev.thread?.index(), ev.loc()?.phys.index()))
-        };
+            let may = (0..s.runs.len()).fold(0u64, |m, t| {
+                let w = excluded >> t & 1 == 0
+                    && (t != rt || own)
+                    && self.later_writer(s, t, rt, ev, phys);
+                m | u64::from(w) << t
+            });
+            reads.push((r, rt, phys, may));
+        }
         // The threads that may ever add events: those running, those waiting
         // at a read that [`Self::unblock`] may give a value, and a waiting
         // one once a thread that may run may write what it waits for.
@@ -316,20 +320,16 @@ impl Dpor<'_> {
             .iter()
             .enumerate()
             .fold(0u64, |m, (t, r)| m | u64::from(*r == Run::Running) << t);
-        for &r in &s.waiting {
+        for &(r, rt, _, _) in &reads {
             if !self.never_unblocked(s, r) {
-                if let Some(t) = s.exec.event(r).thread {
-                    runs |= 1 << t.index();
-                }
+                runs |= 1 << rt;
             }
         }
         loop {
             let before = runs;
-            for &r in &s.waiting {
-                if let Some((rt, phys)) = target(r) {
-                    if writers_of(r, rt, phys, runs) != 0 {
-                        runs |= 1 << rt;
-                    }
+            for &(_, rt, _, may) in &reads {
+                if may & runs != 0 {
+                    runs |= 1 << rt;
                 }
             }
             if runs == before {
@@ -337,11 +337,8 @@ impl Dpor<'_> {
             }
         }
         let mut groups: SmallVec<[(usize, Readers); 4]> = SmallVec::new();
-        for &r in &s.waiting {
-            let Some((rt, phys)) = target(r) else {
-                return false;
-            };
-            let eligible = writers_of(r, rt, phys, runs);
+        for &(r, _, phys, may) in &reads {
+            let eligible = may & runs;
             if eligible == 0 {
                 return false;
             }
