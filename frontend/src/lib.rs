@@ -79,6 +79,14 @@ pub fn parse(src: &str) -> Result<ir::Test, ParseError> {
     parser::parse(src)
 }
 
+/// Parses a proposition over the final values of `test`, in the syntax of a
+/// condition's proposition (`P1:r0 == 1 /\ x == 2`, `~`, `\/`, parentheses),
+/// with the test's own names: an unknown register or location is an error at
+/// its column (line 1).
+pub fn parse_prop(src: &str, test: &ir::Test) -> Result<ir::Prop, ParseError> {
+    parser::parse_prop(src, test)
+}
+
 /// Prints a test as litmus text; for a parsed test `t`,
 /// `strip_spans(&parse(&print(&t))?) == strip_spans(&t)`, and the printed text is
 /// a fixed point of `print . parse`.

@@ -371,9 +371,17 @@ pub struct ExplainArgs {
     /// Loop bound for loops that are not side-effect-free spin loops.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub unroll: u32,
-    /// Time limit in seconds.
+    /// Time limit in seconds, for every phase (the verdict, the reasons, the
+    /// blocked execution); the answer comes by then with what is known.
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub timeout: Option<f64>,
+    /// Print every reason and existential choice, not only the first few.
+    #[arg(long)]
+    pub all: bool,
+    /// Write the picture of the allowed (or blocked) execution as Graphviz
+    /// DOT (and SVG when `dot` is installed) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub graph: Option<std::path::PathBuf>,
 }
 
 /// `ptxmc merge`.

@@ -1,5 +1,10 @@
 //! `ptxmc explain`: which axiom forbids an outcome and the cycle that does
-//! it, in words; or the execution that allows it.
+//! it, in words; or the execution that allows it; and why a thread can hang.
+//!
+//! The checker's phases poll the deadline themselves; [`run`] also runs
+//! them on a worker thread and answers at the deadline (plus a small grace)
+//! with what is known, so that a phase that does not poll cannot hold the
+//! answer back.
 
 use super::args::ExplainArgs;
 use super::herd;
@@ -9,14 +14,22 @@ use super::prop;
 use super::{EXIT_ERROR, EXIT_OK};
 use ptxmc_checker::event::EventId;
 use ptxmc_checker::execution::Execution;
-use ptxmc_checker::explain::{Reason, Rejection, Rel, Step};
+use super::graph::{self, GraphSetup};
+use ptxmc_checker::event::EventKind;
+use ptxmc_checker::explain::{
+    Explanation, Hang, Phase, Reason, Rejection, Rel, Step, WaitKind,
+};
 use ptxmc_checker::explore::term_value;
-use ptxmc_checker::model::Axiom;
+use ptxmc_checker::model::{Axiom, Relations};
+use ptxmc_checker::relation::BitMatrix;
 use ptxmc_checker::{Options, Status};
-use ptxmc_frontend::ir::{Prop, Quantifier, Test};
+use ptxmc_frontend::ir::{mbarrier, AsyncInstr, Instr, PhysId, Prop, Quantifier, Test};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::time::Duration;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// The axiom's name and section.
 pub fn axiom_name(a: Axiom) -> &'static str {
@@ -30,9 +43,25 @@ pub fn axiom_name(a: Axiom) -> &'static str {
     }
 }
 
+/// Reasons printed without `--all`.
+const SHOWN_REASONS: usize = 3;
+
+/// Rejections (existential choices) printed per reason without `--all`.
+const SHOWN_CHOICES: usize = 2;
+
+/// Synchronizations printed for an allowed outcome without `--all`.
+const SHOWN_SYNCS: usize = 6;
+
+/// How long after the deadline the answer may come (the worker's phases
+/// poll the deadline; this covers the ones that do not).
+const GRACE: Duration = Duration::from_millis(100);
+
 struct Words<'a> {
     labels: Labels<'a>,
     exec: &'a Execution,
+    test: &'a Test,
+    /// The physical locations that are mbarrier objects.
+    mbarriers: &'a BTreeSet<u32>,
 }
 
 impl Words<'_> {
@@ -115,6 +144,53 @@ impl Words<'_> {
         }
     }
 
+    /// `x=1`, or for an mbarrier object its state in words.
+    fn access(&self, e: EventId) -> String {
+        let ev = self.exec.event(e);
+        let Some(loc) = ev.loc() else {
+            return String::new();
+        };
+        let name = self
+            .test
+            .symbols
+            .addrs
+            .get(loc.addr.index())
+            .map_or("?", String::as_str);
+        let v = ev.value().unwrap_or(0);
+        if self.mbarriers.contains(&loc.phys.0) {
+            format!("{name} = {}", mbarrier_words(v))
+        } else {
+            format!("{name}={v}")
+        }
+    }
+
+    /// The reads-from of the execution, in words, one line per read:
+    /// `P1:0 ld.acquire.gpu y reads y=1 from P0:1 st.release.gpu y`.
+    fn reads_from(&self) -> Vec<String> {
+        let exec = self.exec;
+        let mut out = Vec::new();
+        for e in exec.ids() {
+            let ev = exec.event(e);
+            if !matches!(ev.kind, EventKind::Read { .. }) {
+                continue;
+            }
+            let Some(w) = exec.rf.get(e.index()).copied().flatten() else {
+                continue;
+            };
+            let from = if exec.event(w).is_init() {
+                "the initial write W0".to_string()
+            } else {
+                self.mention(w)
+            };
+            out.push(format!(
+                "{} reads {} from {from}",
+                self.mention(e),
+                self.access(e)
+            ));
+        }
+        out
+    }
+
     /// The rejection in words.
     fn rejection(&self, rj: &Rejection) -> String {
         let ev = &rj.violation.events;
@@ -174,20 +250,105 @@ impl Words<'_> {
     }
 }
 
-fn final_values(test: &Test, outcome: &Prop, regs: &[Vec<i64>], mem: &[i64]) -> String {
+
+/// An mbarrier state (the packed value of `ir::mbarrier`) in words.
+fn mbarrier_words(v: i64) -> String {
+    let field = |shift: u32| (v >> shift) & 0xffff;
+    let expected = field(32);
+    if expected == 0 {
+        return if v == 0 {
+            "uninitialized mbarrier".to_string()
+        } else {
+            format!("mbarrier state {v:#x}")
+        };
+    }
+    let phase = mbarrier::phase(v);
+    let pending = field(16);
+    let tx = field(0) - (1 << 15);
+    let done = match phase {
+        0 => "no phase completed yet".to_string(),
+        1 => "1 phase completed".to_string(),
+        n => format!("{n} phases completed"),
+    };
+    let mut s = format!(
+        "mbarrier in phase {phase} ({done}): {pending} of {expected} arrivals pending"
+    );
+    match tx {
+        0 => {}
+        t if t > 0 => {
+            let _ = write!(s, ", {t} transaction bytes pending");
+        }
+        t => {
+            let _ = write!(s, ", {} transaction bytes completed ahead of expect-tx", -t);
+        }
+    }
+    s
+}
+
+/// The physical locations that the test uses as mbarrier objects.
+fn mbarrier_locations(test: &Test) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    for th in &test.threads {
+        for st in &th.code {
+            let Instr::Async(a) = &st.instr else { continue };
+            let mbar = match a {
+                AsyncInstr::Copy { mbar, .. } => *mbar,
+                AsyncInstr::StAsync { mbar, .. }
+                | AsyncInstr::CpAsyncArrive { mbar, .. }
+                | AsyncInstr::MbarrierInit { mbar, .. }
+                | AsyncInstr::MbarrierUpdate { mbar, .. }
+                | AsyncInstr::MbarrierWait { mbar, .. } => Some(*mbar),
+                AsyncInstr::Commit { .. } | AsyncInstr::Wait { .. } => None,
+            };
+            if let Some(a) = mbar.and_then(|a| test.addresses.get(a.index())) {
+                out.insert(a.phys.0);
+            }
+        }
+    }
+    out
+}
+
+fn final_values(
+    test: &Test,
+    outcome: &Prop,
+    regs: &[Vec<Option<i64>>],
+    mem: &[Option<i64>],
+) -> String {
     let mut ts = Vec::new();
     outcome.terms(&mut ts);
     let mut s = String::new();
+    let known: Vec<i64> = mem.iter().map(|v| v.unwrap_or(0)).collect();
     for t in ts {
-        let reg = |th: usize, r: usize| regs.get(th).and_then(|x| x.get(r)).copied();
-        let v = term_value(test, &t, reg, mem);
-        let _ = write!(s, "{}={}; ", herd::term(test, &t), v);
+        let reg = |th: usize, r: usize| regs.get(th).and_then(|x| x.get(r)).copied().flatten();
+        let unknown = match t {
+            ptxmc_frontend::ir::Term::Reg(th, r) => regs
+                .get(th.index())
+                .and_then(|x| x.get(r.index()))
+                .is_some_and(Option::is_none),
+            ptxmc_frontend::ir::Term::Mem(a) => test
+                .addresses
+                .get(a.index())
+                .and_then(|ad| mem.get(ad.phys.index()))
+                .is_some_and(Option::is_none),
+            ptxmc_frontend::ir::Term::Const(_) => false,
+        };
+        if unknown {
+            let _ = write!(s, "{}=?; ", herd::term(test, &t));
+        } else {
+            let v = term_value(test, &t, reg, &known);
+            let _ = write!(s, "{}={}; ", herd::term(test, &t), v);
+        }
     }
     s.trim_end().to_string()
 }
 
-/// The coherence order of writes to each location that has several writes.
-fn coherence_words(w: &Words<'_>, co: &ptxmc_checker::relation::BitMatrix) -> Vec<String> {
+fn known(v: &[Vec<i64>]) -> Vec<Vec<Option<i64>>> {
+    v.iter().map(|t| t.iter().map(|&x| Some(x)).collect()).collect()
+}
+
+/// The coherence order of writes to each location that has several writes:
+/// `x: W0 -> P0:0 -> P1:1` (or the pairs, when the order is partial).
+fn coherence_words(w: &Words<'_>, co: &BitMatrix) -> Vec<String> {
     let exec = w.exec;
     let mut out = Vec::new();
     let mut phys: Vec<u32> = exec
@@ -199,76 +360,416 @@ fn coherence_words(w: &Words<'_>, co: &ptxmc_checker::relation::BitMatrix) -> Ve
     phys.sort_unstable();
     phys.dedup();
     for p in phys {
-        let ws: Vec<EventId> = exec
+        let mut ws: Vec<EventId> = exec
             .ids()
             .filter(|&e| {
                 let ev = exec.event(e);
                 ev.is_write() && ev.loc().is_some_and(|l| l.phys.0 == p)
             })
             .collect();
-        let mut pairs = Vec::new();
-        for &a in &ws {
-            for &b in &ws {
-                if a != b && co.contains(a, b) && !exec.event(a).is_init() {
-                    pairs.push(format!("{} -co-> {}", w.pos(a), w.pos(b)));
+        if ws.len() < 2 {
+            continue;
+        }
+        let total = ws.iter().all(|&a| {
+            ws.iter()
+                .all(|&b| a == b || co.contains(a, b) || co.contains(b, a))
+        });
+        let name = w
+            .test
+            .addresses
+            .iter()
+            .position(|a| a.phys == PhysId::new(p as usize))
+            .and_then(|i| w.test.symbols.addrs.get(i))
+            .map_or("?", String::as_str);
+        if total {
+            let all = ws.clone();
+            ws.sort_by_key(|&a| all.iter().filter(|&&b| co.contains(b, a)).count());
+            let chain: Vec<String> = ws.iter().map(|&a| w.pos(a)).collect();
+            out.push(format!("{name}: {}", chain.join(" -co-> ")));
+        } else {
+            let mut pairs = Vec::new();
+            for &a in &ws {
+                for &b in &ws {
+                    if a != b && co.contains(a, b) && !exec.event(a).is_init() {
+                        pairs.push(format!("{} -co-> {}", w.pos(a), w.pos(b)));
+                    }
                 }
             }
-        }
-        if !pairs.is_empty() {
-            out.push(pairs.join(", "));
+            if !pairs.is_empty() {
+                out.push(format!("{name}: {}", pairs.join(", ")));
+            }
         }
     }
     out
 }
 
-fn reason(out: &mut String, index: usize, test: &Test, src: &str, outcome: &Prop, r: &Reason) {
-    let w = Words {
-        labels: Labels::new(test, src),
-        exec: &r.execution,
-    };
-    let plural = if r.count == 1 { "" } else { "s" };
-    let _ = writeln!(
-        out,
-        "\nReason {index} ({} candidate execution{plural}):",
-        r.count
-    );
-    let many = r.rejections.len() > 1;
-    if many {
-        let _ = writeln!(
-            out,
-            "  rejected whatever the existential choices (Fence-SC order, barrier arrival order):"
-        );
+/// Synchronizes-with between threads, in words: each pair, and what it
+/// goes through.
+fn sync_words(w: &Words<'_>, rel: &Relations) -> Vec<String> {
+    let exec = w.exec;
+    let mut out = Vec::new();
+    for (a, b) in rel.sync.pairs() {
+        let (ea, eb) = (exec.event(a), exec.event(b));
+        if a == b || ea.thread == eb.thread {
+            continue;
+        }
+        // The write the acquire side reads, when it reads the release side's write.
+        let how = match exec.rf.get(b.index()).copied().flatten() {
+            Some(src) if src == a => "it reads that write".to_string(),
+            Some(src) if exec.event(src).thread == ea.thread => {
+                format!("through {} that it reads", w.mention(src))
+            }
+            _ => "through the pattern's write and read".to_string(),
+        };
+        let kind = if ea.is_fence_sc() && eb.is_fence_sc() {
+            " (Fence-SC order)"
+        } else if matches!(ea.kind, EventKind::Barrier { .. }) {
+            " (barrier)"
+        } else {
+            ""
+        };
+        let how = if kind.is_empty() { format!(": {how}") } else { String::new() };
+        out.push(format!(
+            "{} synchronizes with {}{kind}{how}",
+            w.mention(a),
+            w.mention(b)
+        ));
     }
-    for j in &r.rejections {
-        let mut prefix = String::from("  ");
-        if many {
-            let order: Vec<String> = j.fence_sc.iter().map(|&e| w.pos(e)).collect();
-            if order.len() > 1 {
-                let _ = write!(prefix, "with Fence-SC order {}: ", order.join(" < "));
+    out
+}
+
+struct Out<'a> {
+    s: String,
+    test: &'a Test,
+    src: &'a str,
+    outcome: &'a Prop,
+    mbarriers: BTreeSet<u32>,
+    all: bool,
+}
+
+impl<'a> Out<'a> {
+    fn words(&'a self, exec: &'a Execution) -> Words<'a> {
+        Words {
+            labels: Labels::new(self.test, self.src),
+            exec,
+            test: self.test,
+            mbarriers: &self.mbarriers,
+        }
+    }
+
+    fn line(&mut self, l: impl AsRef<str>) {
+        self.s.push_str(l.as_ref());
+        self.s.push('\n');
+    }
+
+    fn reason(&mut self, index: usize, r: &Reason) {
+        let mut text = String::new();
+        {
+            let w = self.words(&r.execution);
+            let what = match (r.count - r.partial, r.partial) {
+                (c, 0) => format!("{c} candidate execution{}", plural(c)),
+                (0, p) => format!("{p} partial graph{} and every completion", plural(p)),
+                (c, p) => format!(
+                    "{c} candidate execution{} and {p} partial graph{} with every completion",
+                    plural(c),
+                    plural(p)
+                ),
+            };
+            let _ = writeln!(text, "\nReason {index} (rules out {what}):");
+            let many = r.rejections.len() > 1;
+            if many {
+                let _ = writeln!(
+                    text,
+                    "  rejected whatever the existential choices (Fence-SC order, barrier arrival order):"
+                );
+            }
+            let shown = if self.all {
+                r.rejections.len()
             } else {
-                prefix.push_str("- ");
+                SHOWN_CHOICES
+            };
+            for j in r.rejections.iter().take(shown) {
+                let mut prefix = String::from("  ");
+                if many {
+                    let order: Vec<String> = j.fence_sc.iter().map(|&e| w.pos(e)).collect();
+                    if order.len() > 1 {
+                        let _ = write!(prefix, "with Fence-SC order {}: ", order.join(" < "));
+                    } else {
+                        prefix.push_str("- ");
+                    }
+                }
+                let _ = writeln!(text, "{prefix}{}", w.rejection(j));
+                for s in w.syncs(&j.steps) {
+                    let _ = writeln!(text, "    {s}");
+                }
+                if j.violation.axiom != Axiom::Atomicity {
+                    let _ = writeln!(text, "    cycle: {}", w.cycle(&j.steps));
+                }
+            }
+            if r.rejections.len() > shown {
+                let _ = writeln!(
+                    text,
+                    "  ... and {} more existential choices, each rejected (--all shows them)",
+                    r.rejections.len() - shown
+                );
+            }
+            let rf = w.reads_from();
+            let label = if r.is_partial {
+                "  partial graph (the other reads have no write yet): "
+            } else {
+                "  execution: "
+            };
+            if !rf.is_empty() {
+                let _ = writeln!(text, "{label}{}", rf.join("; "));
+            }
+            for c in coherence_words(&w, &r.execution.co) {
+                let _ = writeln!(text, "  coherence: {c}");
+            }
+            let _ = writeln!(
+                text,
+                "  final: {}",
+                final_values(self.test, self.outcome, &r.regs, &r.memory)
+            );
+        }
+        self.s.push_str(&text);
+    }
+
+    fn allowed(&mut self, ex: &Explanation) {
+        let Some(wit) = &ex.allowed else { return };
+        let mut text = String::new();
+        {
+            let w = self.words(&wit.execution);
+            let _ = writeln!(
+                text,
+                "Allowed: this consistent execution gives the outcome (found by the DPOR check, {} executions explored)",
+                ex.stats.executions
+            );
+            let _ = writeln!(text, "  reads-from:");
+            for l in w.reads_from() {
+                let _ = writeln!(text, "    {l}");
+            }
+            for c in coherence_words(&w, &wit.relations.co) {
+                let _ = writeln!(text, "  coherence: {c}");
+            }
+            let syncs = sync_words(&w, &wit.relations);
+            if syncs.is_empty() {
+                let _ = writeln!(
+                    text,
+                    "  synchronization: none between threads (nothing orders one thread's accesses before another's)"
+                );
+            }
+            let shown = if self.all { syncs.len() } else { SHOWN_SYNCS };
+            for l in syncs.iter().take(shown) {
+                let _ = writeln!(text, "  synchronization: {l}");
+            }
+            if syncs.len() > shown {
+                let _ = writeln!(
+                    text,
+                    "  ... and {} more synchronizations (--all shows them)",
+                    syncs.len() - shown
+                );
+            }
+            let order: Vec<String> = wit.execution.fence_sc.iter().map(|&e| w.pos(e)).collect();
+            if order.len() > 1 {
+                let _ = writeln!(text, "  Fence-SC order: {}", order.join(" < "));
+            }
+            let mem: Vec<Option<i64>> = wit.memory.iter().map(|&v| Some(v)).collect();
+            let _ = writeln!(
+                text,
+                "  final: {}",
+                final_values(self.test, self.outcome, &known(&wit.regs), &mem)
+            );
+        }
+        self.s.push_str(&text);
+    }
+
+    fn forbidden(&mut self, ex: &Explanation) {
+        self.line(format!(
+            "Forbidden: no consistent execution gives this outcome (the DPOR check explored {} executions, {} blocked)",
+            ex.stats.executions, ex.stats.blocked
+        ));
+        let graphs = ex.candidates + ex.partial;
+        match (graphs, ex.reasons_complete) {
+            (0, true) if ex.thin_air.is_none() => self.line(
+                "No candidate execution gives this outcome (no choice of paths, reads-from and coherence produces these values)",
+            ),
+            (0, true) => self.line("No candidate execution gives this outcome with values that do not come out of thin air"),
+            (_, complete) => {
+                let scope = if complete { "" } else { " so far" };
+                self.line(format!(
+                    "Why: {} reason{} (by axiom and cycle shape), ruling out {} candidate execution{} and {} partial graph{}{scope}; those of complete candidates first, then the shortest cycles",
+                    ex.reasons.len(),
+                    plural(ex.reasons.len() as u64),
+                    ex.candidates,
+                    plural(ex.candidates),
+                    ex.partial,
+                    plural(ex.partial)
+                ));
             }
         }
-        let _ = writeln!(out, "{prefix}{}", w.rejection(j));
-        for s in w.syncs(&j.steps) {
-            let _ = writeln!(out, "    {s}");
+        let shown = if self.all {
+            ex.reasons.len()
+        } else {
+            SHOWN_REASONS
+        };
+        for (i, r) in ex.reasons.iter().take(shown).enumerate() {
+            self.reason(i + 1, r);
         }
-        if j.violation.axiom != Axiom::Atomicity {
-            let _ = writeln!(out, "    cycle: {}", w.cycle(&j.steps));
+        if ex.reasons.len() > shown {
+            let rest: u64 = ex.reasons[shown..].iter().map(|r| r.count).sum();
+            self.line(format!(
+                "\n... and {} more reasons ruling out {rest} more graphs (--all prints them)",
+                ex.reasons.len() - shown
+            ));
+        }
+        if !ex.undecided.is_empty() {
+            let by: Vec<String> = ex
+                .undecided
+                .iter()
+                .map(|&(a, n)| format!("{n} by {}", axiom_name(a)))
+                .collect();
+            self.line(format!(
+                "\nAlso rejected before their values decide the outcome: {} partial graphs ({})",
+                ex.undecided.iter().map(|&(_, n)| n).sum::<u64>(),
+                by.join(", ")
+            ));
+        }
+        // Thin air is mentioned when nothing else explains the outcome.
+        if let (Some(t), 0) = (&ex.thin_air, graphs) {
+            let w = self.words(&t.execution);
+            let l = format!(
+                "\nNo-Thin-Air (8.10.4): {} candidate execution{} would take values out of thin air (any value), through a cycle of reads-from and dependencies: {}",
+                t.count,
+                plural(t.count),
+                w.cycle(&t.steps)
+            );
+            self.line(l);
         }
     }
-    let rf = w.labels.reads_from(&r.execution);
-    if !rf.is_empty() {
-        let _ = writeln!(out, "  execution: {}", rf.join("; "));
+
+    fn hang(&mut self, ex: &Explanation) {
+        let Some(note) = &ex.liveness_note else { return };
+        self.line(format!("\nLiveness violated: {note}"));
+        let Some(h) = &ex.hang else { return };
+        let text = self.hang_words(h);
+        self.s.push_str(&text);
     }
-    for c in coherence_words(&w, &r.execution.co) {
-        let _ = writeln!(out, "  coherence: {c}");
+
+    fn hang_words(&self, h: &Hang) -> String {
+        let w = self.words(&h.execution);
+        let mut text = String::from("  the blocked execution:\n");
+        for wait in &h.waits {
+            let t = wait.thread;
+            let _ = match &wait.kind {
+                WaitKind::Done => writeln!(text, "    P{t} terminates"),
+                WaitKind::Bound { at } => {
+                    writeln!(text, "    P{t} is cut by the loop bound at {at}")
+                }
+                WaitKind::Barrier {
+                    event,
+                    arrivals,
+                    count,
+                } => writeln!(
+                    text,
+                    "    P{t} waits forever at {}: {arrivals} of the {count} threads it waits for arrive",
+                    w.mention(*event)
+                ),
+                WaitKind::Spin { at, reads } => {
+                    let what: Vec<String> = reads
+                        .iter()
+                        .map(|&(r, src)| {
+                            let from = match src {
+                                Some(s) if h.execution.event(s).is_init() => {
+                                    "the initial write".to_string()
+                                }
+                                Some(s) => w.mention(s),
+                                None => "no write".to_string(),
+                            };
+                            format!("{} reads {} from {from}", w.pos(r), w.access(r))
+                        })
+                        .collect();
+                    writeln!(
+                        text,
+                        "    P{t} spins forever in the loop at {at}: every iteration {}, and no newer write is bound to become visible to these reads (8.6.1)",
+                        what.join(", ")
+                    )
+                }
+            };
+        }
+        for c in coherence_words(&w, &h.relations.co) {
+            let _ = writeln!(text, "  coherence: {c}");
+        }
+        text
     }
-    let _ = writeln!(
-        out,
-        "  final: {}",
-        final_values(test, outcome, &r.regs, &r.memory)
-    );
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The picture of the allowed execution or of the blocked one, in `dir`.
+fn write_graph(dir: &Path, file: &Path, test: &Test, src: &str, ex: &Explanation) -> Result<String, String> {
+    let labels = Labels::new(test, src);
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "test".to_string(), |s| s.to_string_lossy().into_owned());
+    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let (name, title, exec, rel) = match (&ex.allowed, &ex.hang) {
+        (Some(w), _) => (
+            format!("{stem}-allowed"),
+            format!("{}: a consistent execution that gives the outcome\\l", esc(&test.name)),
+            &w.execution,
+            &w.relations,
+        ),
+        (None, Some(h)) => (
+            format!("{stem}-hang"),
+            format!("{}: a blocked execution ({})\\l", esc(&test.name), esc(&h.note)),
+            &h.execution,
+            &h.relations,
+        ),
+        (None, None) => return Ok("no picture: no consistent execution gives the outcome".into()),
+    };
+    let setup = GraphSetup::new(dir, &[])?;
+    let text = graph::dot_execution(test, &labels, &title, exec, rel);
+    let paths = setup.write_text(&name, &text)?;
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let mut s = format!("wrote {}", shown.join(", "));
+    if !setup.dot {
+        s.push_str(" (no svg: Graphviz `dot` not found)");
+    }
+    Ok(s)
+}
+
+/// The text of an explanation.
+fn render(o: &mut Out<'_>, ex: &Explanation) {
+    match &ex.status {
+        Status::Limit(m) => {
+            o.line(format!(
+                "Incomplete: limit: {m} ({}; {} executions explored so far, none gives the outcome)",
+                Phase::Verdict.name(),
+                ex.stats.executions
+            ));
+            return;
+        }
+        Status::Ok => {}
+        Status::Unsupported(_) | Status::Undefined(_) => return,
+    }
+    if ex.allowed.is_some() {
+        o.allowed(ex);
+    } else {
+        o.forbidden(ex);
+    }
+    o.hang(ex);
+    if let Some((phase, m)) = &ex.stopped {
+        o.line(format!(
+            "\nIncomplete: limit: {m} (while {}; the verdict above is exact)",
+            phase.name()
+        ));
+    }
 }
 
 /// Runs the subcommand; returns the exit code.
@@ -295,6 +796,7 @@ pub fn run(args: &ExplainArgs) -> u8 {
             return EXIT_ERROR;
         }
     };
+    let start = Instant::now();
     let (outcome, note) = match &args.outcome {
         Some(s) => match prop::parse(s, &test) {
             Ok(p) => (p, ""),
@@ -316,98 +818,106 @@ pub fn run(args: &ExplainArgs) -> u8 {
     };
     let opts = Options {
         unroll: args.unroll,
-        timeout,
+        timeout: timeout.map(|t| t.saturating_sub(start.elapsed())),
         ..Options::default()
     };
-    let ex = ptxmc_checker::explain(&test, &outcome, &opts);
-    let mut s = String::new();
-    let _ = writeln!(s, "Test {}: {}", test.name, herd::condition(&test));
-    let _ = writeln!(s, "Outcome {}{note}", herd::prop(&test, &outcome));
-    match &ex.status {
-        Status::Unsupported(m) | Status::Undefined(m) => {
-            print!("{s}");
-            eprintln!(
-                "error: {}: cannot explain: {} ({m})",
-                file.display(),
-                ex.status.name()
-            );
-            return EXIT_ERROR;
-        }
-        Status::Limit(m) => {
-            let _ = writeln!(
-                s,
-                "Incomplete: {m}; {} candidate executions giving the outcome seen so far, none consistent",
-                ex.candidates
-            );
-        }
-        Status::Ok => {}
+    let (ex, late) = explain_by_deadline(&test, &outcome, &opts, timeout.map(|t| start + t));
+    let mut o = Out {
+        s: String::new(),
+        test: &test,
+        src: &src,
+        outcome: &outcome,
+        mbarriers: mbarrier_locations(&test),
+        all: args.all,
+    };
+    o.line(format!("Test {}: {}", test.name, herd::condition(&test)));
+    o.line(format!("Outcome {}{note}", herd::prop(&test, &outcome)));
+    let Some(mut ex) = ex else {
+        let t = timeout.map_or(0.0, |t| t.as_secs_f64());
+        o.line(format!(
+            "Incomplete: limit: timeout after {t:.3} s ({}; nothing decided yet)",
+            Phase::Verdict.name()
+        ));
+        print!("{}", o.s);
+        let _ = std::io::stdout().flush();
+        return EXIT_OK;
+    };
+    if let Some(phase) = late {
+        let t = timeout.map_or(0.0, |t| t.as_secs_f64());
+        ex.stopped = Some((phase, format!("timeout after {t:.3} s")));
     }
-    if let Some(w) = &ex.allowed {
-        let words = Words {
-            labels: Labels::new(&test, &src),
-            exec: &w.execution,
-        };
-        let _ = writeln!(s, "Allowed: this consistent execution gives the outcome");
-        for l in words.labels.reads_from(&w.execution) {
-            let _ = writeln!(s, "  {l}");
-        }
-        for c in coherence_words(&words, &w.relations.co) {
-            let _ = writeln!(s, "  coherence: {c}");
-        }
-        let order: Vec<String> = w.execution.fence_sc.iter().map(|&e| words.pos(e)).collect();
-        if order.len() > 1 {
-            let _ = writeln!(s, "  Fence-SC order: {}", order.join(" < "));
-        }
-        let _ = writeln!(
-            s,
-            "  final: {}",
-            final_values(&test, &outcome, &w.regs, &w.memory)
+    if let Status::Unsupported(m) | Status::Undefined(m) = &ex.status {
+        print!("{}", o.s);
+        eprintln!(
+            "error: {}: cannot explain: {} ({m})",
+            file.display(),
+            ex.status.name()
         );
-    } else if ex.status == Status::Ok {
-        match ex.candidates {
-            0 => {
-                let _ = writeln!(
-                    s,
-                    "Forbidden: no candidate execution gives this outcome (no choice of paths, reads-from and coherence produces these values)"
-                );
-            }
-            1 => {
-                let _ = writeln!(
-                    s,
-                    "Forbidden: 1 candidate execution gives this outcome, and the model rejects it"
-                );
-            }
-            n => {
-                let _ = writeln!(
-                    s,
-                    "Forbidden: {n} candidate executions give this outcome, and the model rejects every one ({} distinct reasons)",
-                    ex.reasons.len()
-                );
-            }
-        }
+        return EXIT_ERROR;
     }
-    if ex.allowed.is_none() {
-        for (i, r) in ex.reasons.iter().enumerate() {
-            reason(&mut s, i + 1, &test, &src, &outcome, r);
-        }
-        // Candidates whose values come out of thin air are mentioned only
-        // when nothing else explains the outcome.
-        if let (Some(t), 0) = (&ex.thin_air, ex.candidates) {
-            let w = Words {
-                labels: Labels::new(&test, &src),
-                exec: &t.execution,
-            };
-            let _ = writeln!(
-                s,
-                "\nNo-Thin-Air (8.10.4): {} candidate execution{} would take values out of thin air (any value), through a cycle of reads-from and dependencies: {}",
-                t.count,
-                if t.count == 1 { "" } else { "s" },
-                w.cycle(&t.steps)
-            );
+    render(&mut o, &ex);
+    if let Some(dir) = &args.graph {
+        match write_graph(dir, file, &test, &src, &ex) {
+            Ok(l) => o.line(format!("Graph: {l}")),
+            Err(e) => {
+                print!("{}", o.s);
+                eprintln!("error: --graph: {e}");
+                return EXIT_ERROR;
+            }
         }
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let _ = out.write_all(s.as_bytes());
+    let _ = out.write_all(o.s.as_bytes());
+    let _ = out.flush();
     EXIT_OK
+}
+
+/// Runs the explanation on a worker thread and waits for it until
+/// `deadline` (plus [`GRACE`]). Returns the last state the worker handed
+/// over (`None`: not even the verdict), and the phase that was still
+/// running when the deadline passed (`None`: it finished).
+fn explain_by_deadline(
+    test: &Test,
+    outcome: &Prop,
+    opts: &Options,
+    deadline: Option<Instant>,
+) -> (Option<Explanation>, Option<Phase>) {
+    let (tx, rx) = mpsc::channel::<(Explanation, bool)>();
+    let (t, p, o) = (test.clone(), outcome.clone(), opts.clone());
+    let spawned = std::thread::Builder::new()
+        .name("explain".into())
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let progress_tx = tx.clone();
+            let ex = ptxmc_checker::explain::explain_observed(&t, &p, &o, &mut |e| {
+                let _ = progress_tx.send((e.clone(), false));
+            });
+            let _ = tx.send((ex, true));
+        });
+    if spawned.is_err() {
+        return (Some(ptxmc_checker::explain(test, outcome, opts)), None);
+    }
+    let mut last: Option<Explanation> = None;
+    loop {
+        let got = match deadline {
+            Some(d) => rx.recv_timeout((d + GRACE).saturating_duration_since(Instant::now())),
+            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+        };
+        match got {
+            Ok((ex, true)) => return (Some(ex), None),
+            Ok((ex, false)) => last = Some(ex),
+            Err(_) => {
+                // The worker is left behind: the process ends after printing.
+                let phase = match &last {
+                    None => Phase::Verdict,
+                    Some(e) if e.allowed.is_none() && !e.reasons_complete && e.stopped.is_none() => {
+                        Phase::Reasons
+                    }
+                    Some(_) => Phase::Hang,
+                };
+                return (last, Some(phase));
+            }
+        }
+    }
 }

@@ -13,6 +13,8 @@
 use super::herd;
 use super::label::Labels;
 use ptxmc_checker::event::EventId;
+use ptxmc_checker::execution::Execution;
+use ptxmc_checker::model::Relations;
 use ptxmc_checker::relation::BitMatrix;
 use ptxmc_checker::{Report, Witness};
 use ptxmc_frontend::ir::{Quantifier, Test};
@@ -50,8 +52,38 @@ fn escape(s: &str) -> String {
 
 /// The DOT text of `w`, a witness of `test` (whose report is `r`).
 pub fn dot(test: &Test, labels: &Labels<'_>, r: &Report, w: &Witness) -> String {
-    let exec = &w.execution;
-    let rel = &w.relations;
+    let state: Vec<String> = r
+        .state_terms
+        .iter()
+        .zip(&w.state.0)
+        .map(|(t, v)| format!("{}={};", herd::term(test, t), v))
+        .collect();
+    let what = match test.condition.quantifier {
+        Quantifier::Exists => "satisfies",
+        Quantifier::NotExists | Quantifier::Forall => "violates",
+    };
+    let title = format!(
+        "{}: a witness execution that {} {}\\lfinal state: {}\\l",
+        escape(&test.name),
+        what,
+        escape(&herd::condition(test)),
+        escape(&state.join(" "))
+    );
+    dot_execution(test, labels, &title, &w.execution, &w.relations)
+}
+
+/// The DOT text of the consistent execution `exec` of `test`, with its
+/// relations `rel`, under the title `title` (DOT-escaped, `\l` line ends).
+///
+/// No `newrank`: Graphviz 2.43 (Debian's) fails on some of these pictures
+/// with it (`trouble in init_rank`); `rank=same` rows work without it.
+pub fn dot_execution(
+    test: &Test,
+    labels: &Labels<'_>,
+    title: &str,
+    exec: &Execution,
+    rel: &Relations,
+) -> String {
     let n = exec.len();
     let mut edges: BTreeMap<(EventId, EventId), Vec<usize>> = BTreeMap::new();
     let mut add = |k: usize, a: EventId, b: EventId| {
@@ -114,26 +146,9 @@ pub fn dot(test: &Test, labels: &Labels<'_>, r: &Report, w: &Witness) -> String 
 
     let mut s = String::new();
     let _ = writeln!(s, "digraph \"{}\" {{", escape(&test.name));
-    let state: Vec<String> = r
-        .state_terms
-        .iter()
-        .zip(&w.state.0)
-        .map(|(t, v)| format!("{}={};", herd::term(test, t), v))
-        .collect();
-    let what = match test.condition.quantifier {
-        Quantifier::Exists => "satisfies",
-        Quantifier::NotExists | Quantifier::Forall => "violates",
-    };
-    let title = format!(
-        "{}: a witness execution that {} {}\\lfinal state: {}\\l",
-        escape(&test.name),
-        what,
-        escape(&herd::condition(test)),
-        escape(&state.join(" "))
-    );
     let _ = writeln!(
         s,
-        "  graph [label=\"{title}\", labelloc=t, labeljust=l, fontname=\"Helvetica\", fontsize=12, newrank=true, nodesep=0.6, ranksep=0.5];"
+        "  graph [label=\"{title}\", labelloc=t, labeljust=l, fontname=\"Helvetica\", fontsize=12, nodesep=0.6, ranksep=0.5];"
     );
     let _ = writeln!(
         s,
@@ -305,6 +320,23 @@ impl GraphSetup {
         })
     }
 
+    /// Writes `text` as `NAME.dot` (and `NAME.svg` when `dot` runs); the
+    /// paths written.
+    pub fn write_text(&self, name: &str, text: &str) -> Result<Vec<PathBuf>, String> {
+        let dot_path = self.dir.join(format!("{name}.dot"));
+        std::fs::write(&dot_path, text).map_err(|e| format!("{}: {}", dot_path.display(), e))?;
+        let mut paths = vec![dot_path.clone()];
+        if self.dot {
+            let svg_path = self.dir.join(format!("{name}.svg"));
+            if render_svg(&dot_path, &svg_path) {
+                paths.push(svg_path);
+            } else {
+                return Err(format!("dot -Tsvg {} failed", dot_path.display()));
+            }
+        }
+        Ok(paths)
+    }
+
     /// Writes the picture of `file`'s witness, if it has one.
     pub fn write(&self, file: &Path, test: &Test, src: &str, r: &Report) -> GraphResult {
         let Some(w) = &r.witness else {
@@ -325,18 +357,23 @@ impl GraphSetup {
             return GraphResult::Written { svg: false };
         }
         let svg_path = self.dir.join(format!("{name}.svg"));
-        let ok = Command::new("dot")
-            .arg("-Tsvg")
-            .arg(&dot_path)
-            .arg("-o")
-            .arg(&svg_path)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
+        let ok = render_svg(&dot_path, &svg_path);
         if !ok {
             eprintln!("warning: dot -Tsvg {} failed", dot_path.display());
         }
         GraphResult::Written { svg: ok }
     }
+}
+
+/// Runs `dot -Tsvg DOT -o SVG`; whether it succeeded.
+fn render_svg(dot_path: &Path, svg_path: &Path) -> bool {
+    Command::new("dot")
+        .arg("-Tsvg")
+        .arg(dot_path)
+        .arg("-o")
+        .arg(svg_path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }

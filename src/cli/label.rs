@@ -2,7 +2,6 @@
 //! litmus file spells it, values (`x=1`). Shared by `explain` and `--graph`.
 
 use ptxmc_checker::event::{Event, EventKind};
-use ptxmc_checker::execution::Execution;
 use ptxmc_frontend::ir::{BarrierKind, FenceKind, Sem, Test};
 
 /// Names the events of executions of one test.
@@ -112,27 +111,6 @@ impl<'a> Labels<'a> {
             Some(a) => format!("{} {} {}", Self::letter(ev), a, self.opcode(ev)),
             None => format!("{} {}", Self::letter(ev), self.opcode(ev)),
         }
-    }
-
-    /// The reads-from of `exec`, in words: `P1:0 reads flag=1 from P0:2`.
-    pub fn reads_from(&self, exec: &Execution) -> Vec<String> {
-        let mut out = Vec::new();
-        for e in exec.ids() {
-            let ev = exec.event(e);
-            if !ev.is_read() {
-                continue;
-            }
-            let Some(w) = exec.rf.get(e.index()).copied().flatten() else {
-                continue;
-            };
-            out.push(format!(
-                "{} reads {} from {}",
-                self.pos(ev),
-                self.access(ev).unwrap_or_default(),
-                self.pos(exec.event(w))
-            ));
-        }
-        out
     }
 }
 

@@ -86,27 +86,45 @@ pub(crate) enum Visit<'e> {
         /// The events whose values the cycle leaves open.
         unknown: &'e [EventId],
     },
+    /// A partial graph: reads-from chosen for the first reads only. `regs`
+    /// are the final register values as far as they are known. The visitor
+    /// answers whether to go on below it (`false`: no completion interests it).
+    Partial {
+        /// Final register values, per thread (`None`: not known yet).
+        regs: &'e [Vec<Option<i64>>],
+    },
+    /// A partial graph that the model rejects for every Fence-SC order: none
+    /// of its completions is consistent, and they are skipped.
+    Pruned {
+        /// The partial graph (with the barrier edges every completion has
+        /// when coherence is being oriented).
+        exec: &'e Execution,
+    },
 }
 
 /// Hands every candidate of `test` (paths and reads-from that the paths'
 /// constraints allow, then every acyclic orientation of morally strong write
-/// pairs) to `visit`, without pruning and without deciding consistency:
-/// what `ptxmc explain` needs to see the candidates the model rejects.
+/// pairs) to `visit`, without deciding consistency: what `ptxmc explain`
+/// needs to see the candidates the model rejects. With `prune`, each partial
+/// graph is shown first ([`Visit::Partial`], the visitor may skip what is
+/// below it), and one the model rejects is shown as [`Visit::Pruned`] and
+/// not completed.
 pub(crate) fn candidates(
     test: &Test,
     opts: &Options,
     budget: &mut Budget,
-    visit: &mut dyn FnMut(Visit<'_>) -> Result<(), Status>,
+    prune: bool,
+    visit: &mut dyn FnMut(Visit<'_>) -> Result<bool, Status>,
 ) -> Status {
     let mut out = Outcomes::new(test);
-    match explore_all(test, opts, budget, &mut out, false, Some(visit)) {
+    match explore_all(test, opts, budget, &mut out, prune, Some(visit)) {
         Ok(()) => Status::Ok,
         Err(s) => s,
     }
 }
 
 /// The visitor of [`candidates`].
-type Visitor<'a, 'v> = &'a mut (dyn FnMut(Visit<'_>) -> Result<(), Status> + 'v);
+type Visitor<'a, 'v> = &'a mut (dyn FnMut(Visit<'_>) -> Result<bool, Status> + 'v);
 
 fn explore_all(
     test: &Test,
@@ -291,6 +309,19 @@ impl<'t> Cand<'t> {
         })
     }
 
+    /// The final register values as far as `vals` determines them.
+    fn partial_regs(&self, vals: &[Option<i64>]) -> Vec<Vec<Option<i64>>> {
+        self.traces
+            .iter()
+            .enumerate()
+            .map(|(t, tr)| {
+                let off = self.offsets[t];
+                let look = |j: u32| vals.get(off + j as usize).copied().flatten();
+                tr.regs.iter().map(|s| s.eval(&look)).collect()
+            })
+            .collect()
+    }
+
     fn eval_in(&self, t: usize, s: &Sym, vals: &[Option<i64>]) -> i64 {
         let off = self.offsets[t];
         s.eval(&|j| vals.get(off + j as usize).copied().flatten())
@@ -380,10 +411,19 @@ impl Brute<'_, '_> {
             if !cand.constraints_hold(&vals) {
                 continue;
             }
+            if let Some(visit) = &mut self.visit {
+                let regs = cand.partial_regs(&vals);
+                if !visit(Visit::Partial { regs: &regs })? {
+                    continue;
+                }
+            }
             // Barrier ids may still be unknown: no barrier edges here.
             if self.prune && k + 1 < cand.reads.len() && !consistent_partial(&mut cand.exec, false)
             {
                 out.stats.pruned += 1;
+                if let Some(visit) = &mut self.visit {
+                    visit(Visit::Pruned { exec: &cand.exec })?;
+                }
                 continue;
             }
             self.rf_dfs(cand, k + 1, out)?;
@@ -407,7 +447,8 @@ impl Brute<'_, '_> {
                 return visit(Visit::ValueCycle {
                     exec: &cand.exec,
                     unknown: &unknown,
-                });
+                })
+                .map(|_| ());
             }
             return Ok(());
         }
@@ -453,6 +494,9 @@ impl Brute<'_, '_> {
                 cand.exec.co = co.clone();
                 if !consistent_partial(&mut cand.exec, true) {
                     out.stats.pruned += 1;
+                    if let Some(visit) = &mut self.visit {
+                        visit(Visit::Pruned { exec: &cand.exec })?;
+                    }
                     co.remove(x, y);
                     continue;
                 }
@@ -481,7 +525,8 @@ impl Brute<'_, '_> {
                 exec: &exec,
                 endings: &cand.endings(),
                 regs,
-            });
+            })
+            .map(|_| ());
         }
         let hash = self
             .seen

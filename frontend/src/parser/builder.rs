@@ -345,6 +345,41 @@ impl Builder {
     }
 }
 
+impl Builder {
+    /// A builder that knows the names of `test` (its addresses and each
+    /// thread's registers, with the same ids), for parsing text that refers
+    /// to them (a standalone proposition, [`super::parse_prop`]). A name the
+    /// test does not have gets an id past the test's.
+    pub fn naming(test: &Test) -> Builder {
+        let mut b = Builder::default();
+        for name in &test.symbols.addrs {
+            b.addrs.intern(name);
+        }
+        b.addresses.clone_from(&test.addresses);
+        b.init_mem.clone_from(&test.init_mem);
+        b.n_vaddr = test.n_vaddr;
+        b.n_declared = b.addresses.len();
+        for (t, th) in test.threads.iter().enumerate() {
+            let mut ts = ThreadState::new(th.placement, th.explicit_cluster, Span::default());
+            for r in test.symbols.regs.get(t).map_or(&[][..], Vec::as_slice) {
+                ts.regs.intern(r);
+            }
+            b.threads.push(ts);
+        }
+        b
+    }
+
+    /// The name of address `a`.
+    pub fn addr_name(&self, a: AddrId) -> &str {
+        self.addrs.name(a)
+    }
+
+    /// The name of register `r` of thread `t`.
+    pub fn reg_name(&self, t: ThreadId, r: RegId) -> &str {
+        self.threads.get(t.index()).map_or("?", |th| th.regs.name(r))
+    }
+}
+
 impl ThreadState {
     /// A thread with no code yet.
     pub fn new(placement: Placement, explicit_cluster: bool, span: Span) -> Self {

@@ -7,7 +7,7 @@
 
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
-use crate::ir::{CmpOp, Condition, Prop, Quantifier, Term};
+use crate::ir::{CmpOp, Condition, Prop, Quantifier, Span, Term};
 use crate::lexer::Tok;
 
 /// Deepest nesting accepted in a proposition (`~`, parentheses, and connective
@@ -195,4 +195,62 @@ impl Parser<'_> {
             _ => Err(self.expected("a location, a register such as `P0:r0`, or an integer")),
         }
     }
+}
+
+/// Parses `src` as a standalone proposition over the final values of `test`
+/// (what `ptxmc explain --outcome` takes): the syntax of a condition's
+/// proposition, every name resolved against the test's own locations and
+/// registers; a name the test does not have is an error at its position.
+pub(crate) fn standalone_prop(src: &str, test: &crate::ir::Test) -> PResult<Prop> {
+    let toks = crate::lexer::Lexer::new(src).tokenize()?;
+    let mut p = Parser {
+        src,
+        toks,
+        pos: 0,
+        b: super::builder::Builder::naming(test),
+    };
+    let prop = p.prop("the outcome", 0)?;
+    let t = p.peek();
+    if t.tok != Tok::Eof {
+        return Err(ParseError::new(
+            ParseErrorKind::TrailingInput(p.describe(t)),
+            t.span,
+        ));
+    }
+    let mut terms = Vec::new();
+    prop.terms(&mut terms);
+    for term in terms {
+        let (name, what) = match term {
+            Term::Mem(a) if a.index() >= test.symbols.addrs.len() => {
+                (p.b.addr_name(a).to_string(), "a location of the test")
+            }
+            Term::Reg(th, r)
+                if test
+                    .symbols
+                    .regs
+                    .get(th.index())
+                    .is_none_or(|rs| r.index() >= rs.len()) =>
+            {
+                (
+                    p.b.reg_name(th, r).to_string(),
+                    "a register the thread uses",
+                )
+            }
+            _ => continue,
+        };
+        // Where the unknown name is: the first identifier spelling it.
+        let span = p
+            .toks
+            .iter()
+            .find(|t| t.tok == Tok::Ident && crate::parser::builder::reg_key(p.text(**t)) == name)
+            .map_or(Span::default(), |t| t.span);
+        return Err(ParseError::new(
+            ParseErrorKind::Expected {
+                expected: what.to_string(),
+                found: format!("`{name}`"),
+            },
+            span,
+        ));
+    }
+    Ok(prop)
 }

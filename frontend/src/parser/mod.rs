@@ -36,6 +36,12 @@ pub(crate) fn parse(src: &str) -> Result<Test, ParseError> {
     Ok(p.b.finish(header.name, header.docs, condition))
 }
 
+/// Parses a standalone proposition over `test`'s names
+/// ([`condition::standalone_prop`]).
+pub(crate) fn parse_prop(src: &str, test: &Test) -> Result<crate::ir::Prop, ParseError> {
+    condition::standalone_prop(src, test)
+}
+
 /// The parser state: the tokens after the header, a cursor, and the IR being built.
 pub(super) struct Parser<'s> {
     src: &'s str,

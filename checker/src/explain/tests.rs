@@ -1,0 +1,79 @@
+//! Unit tests of `explain`: verdicts, reasons, thin air, hangs.
+
+use super::*;
+use crate::model::Axiom;
+use ptxmc_frontend::parse;
+
+const MP: &str = "PTX MP\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.acquire.gpu r0, y ;\n st.release.gpu y, 1 | ld.weak r1, x ;\n~exists (1:r0 == 1 /\\ 1:r1 == 0)\n";
+
+#[test]
+fn mp_is_forbidden_by_causality() {
+    let t = parse(MP).expect("MP parses");
+    let ex = explain(&t, &t.condition.prop, &Options::default());
+    assert!(ex.forbidden(), "{ex:?}");
+    assert_eq!(ex.candidates, 1);
+    assert_eq!(ex.reasons.len(), 1);
+    let r = &ex.reasons[0].rejections[0];
+    assert_eq!(r.violation.axiom, Axiom::Causality);
+    assert_eq!(r.steps[0].rel, Rel::Fr);
+    assert!(r.steps.iter().any(|s| s.rel == Rel::Sync), "{:?}", r.steps);
+    assert!(r.steps.iter().any(|s| s.rel == Rel::Po));
+}
+
+#[test]
+fn allowed_outcome_has_an_execution() {
+    let t = parse(MP).expect("MP parses");
+    let p = Prop::True;
+    let ex = explain(&t, &p, &Options::default());
+    assert!(ex.allowed.is_some());
+    assert!(!ex.forbidden());
+}
+
+#[test]
+fn a_witness_only_when_asked_and_it_decides_the_condition() {
+    use crate::report::Strategy;
+    let weak = MP
+        .replace("acquire", "relaxed")
+        .replace("release", "relaxed");
+    let forall = MP.replace("~exists (1:r0 == 1 /\\ 1:r1 == 0)", "forall (1:r1 == 1)");
+    let cases = [
+        (MP.to_string(), None),
+        (weak.replace("~exists", "exists"), Some((true, vec![1, 0]))),
+        (weak, Some((true, vec![1, 0]))),
+        (forall, Some((false, vec![0]))),
+    ];
+    for (src, want) in cases {
+        let t = parse(&src).expect("parses");
+        for strategy in [Strategy::Brute, Strategy::Dpor] {
+            let plain = crate::check(
+                &t,
+                &Options {
+                    strategy,
+                    ..Options::default()
+                },
+            );
+            assert!(plain.witness.is_none());
+            let o = Options {
+                strategy,
+                witness: true,
+                ..Options::default()
+            };
+            let r = crate::check(&t, &o);
+            let got = r.witness.as_ref().map(|w| (w.positive, w.state.0.clone()));
+            assert_eq!(got, want, "{src} {strategy:?}");
+            // Deterministic for a strategy.
+            assert_eq!(crate::check(&t, &o).witness, r.witness);
+        }
+    }
+}
+
+#[test]
+fn thin_air_candidates_are_reported() {
+    let src = "PTX LB\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n ld.weak r0, x | ld.weak r1, y ;\n st.weak y, r0 | st.weak x, r1 ;\nexists (x == 1)\n";
+    let t = parse(src).expect("LB parses");
+    let ex = explain(&t, &t.condition.prop, &Options::default());
+    assert!(ex.forbidden(), "{ex:?}");
+    let ta = ex.thin_air.expect("a value cycle");
+    assert_eq!(ta.count, 1);
+    assert_eq!(ta.steps.len(), 4);
+}
