@@ -7,18 +7,16 @@
 //! answer back.
 
 use super::args::ExplainArgs;
+use super::graph::{self, GraphSetup};
 use super::herd;
 use super::label::Labels;
 use super::parse_cmd::read_source;
 use super::prop;
 use super::{EXIT_ERROR, EXIT_OK};
 use ptxmc_checker::event::EventId;
-use ptxmc_checker::execution::Execution;
-use super::graph::{self, GraphSetup};
 use ptxmc_checker::event::EventKind;
-use ptxmc_checker::explain::{
-    Explanation, Hang, Phase, Reason, Rejection, Rel, Step, WaitKind,
-};
+use ptxmc_checker::execution::Execution;
+use ptxmc_checker::explain::{Explanation, Hang, Phase, Reason, Rejection, Rel, Step, WaitKind};
 use ptxmc_checker::explore::term_value;
 use ptxmc_checker::model::{Axiom, Relations};
 use ptxmc_checker::relation::BitMatrix;
@@ -54,7 +52,7 @@ const SHOWN_SYNCS: usize = 6;
 
 /// How long after the deadline the answer may come (the worker's phases
 /// poll the deadline; this covers the ones that do not).
-const GRACE: Duration = Duration::from_millis(100);
+const GRACE: Duration = Duration::from_millis(40);
 
 struct Words<'a> {
     labels: Labels<'a>,
@@ -250,7 +248,6 @@ impl Words<'_> {
     }
 }
 
-
 /// An mbarrier state (the packed value of `ir::mbarrier`) in words.
 fn mbarrier_words(v: i64) -> String {
     let field = |shift: u32| (v >> shift) & 0xffff;
@@ -270,9 +267,8 @@ fn mbarrier_words(v: i64) -> String {
         1 => "1 phase completed".to_string(),
         n => format!("{n} phases completed"),
     };
-    let mut s = format!(
-        "mbarrier in phase {phase} ({done}): {pending} of {expected} arrivals pending"
-    );
+    let mut s =
+        format!("mbarrier in phase {phase} ({done}): {pending} of {expected} arrivals pending");
     match tx {
         0 => {}
         t if t > 0 => {
@@ -343,7 +339,9 @@ fn final_values(
 }
 
 fn known(v: &[Vec<i64>]) -> Vec<Vec<Option<i64>>> {
-    v.iter().map(|t| t.iter().map(|&x| Some(x)).collect()).collect()
+    v.iter()
+        .map(|t| t.iter().map(|&x| Some(x)).collect())
+        .collect()
 }
 
 /// The coherence order of writes to each location that has several writes:
@@ -428,7 +426,11 @@ fn sync_words(w: &Words<'_>, rel: &Relations) -> Vec<String> {
         } else {
             ""
         };
-        let how = if kind.is_empty() { format!(": {how}") } else { String::new() };
+        let how = if kind.is_empty() {
+            format!(": {how}")
+        } else {
+            String::new()
+        };
         out.push(format!(
             "{} synchronizes with {}{kind}{how}",
             w.mention(a),
@@ -594,6 +596,7 @@ impl<'a> Out<'a> {
                 "No candidate execution gives this outcome (no choice of paths, reads-from and coherence produces these values)",
             ),
             (0, true) => self.line("No candidate execution gives this outcome with values that do not come out of thin air"),
+            (0, false) => self.line("Why: no reason found yet"),
             (_, complete) => {
                 let scope = if complete { "" } else { " so far" };
                 self.line(format!(
@@ -648,7 +651,9 @@ impl<'a> Out<'a> {
     }
 
     fn hang(&mut self, ex: &Explanation) {
-        let Some(note) = &ex.liveness_note else { return };
+        let Some(note) = &ex.liveness_note else {
+            return;
+        };
         self.line(format!("\nLiveness violated: {note}"));
         let Some(h) = &ex.hang else { return };
         let text = self.hang_words(h);
@@ -712,7 +717,13 @@ fn plural(n: u64) -> &'static str {
 }
 
 /// The picture of the allowed execution or of the blocked one, in `dir`.
-fn write_graph(dir: &Path, file: &Path, test: &Test, src: &str, ex: &Explanation) -> Result<String, String> {
+fn write_graph(
+    dir: &Path,
+    file: &Path,
+    test: &Test,
+    src: &str,
+    ex: &Explanation,
+) -> Result<String, String> {
     let labels = Labels::new(test, src);
     let stem = file
         .file_stem()
@@ -721,13 +732,20 @@ fn write_graph(dir: &Path, file: &Path, test: &Test, src: &str, ex: &Explanation
     let (name, title, exec, rel) = match (&ex.allowed, &ex.hang) {
         (Some(w), _) => (
             format!("{stem}-allowed"),
-            format!("{}: a consistent execution that gives the outcome\\l", esc(&test.name)),
+            format!(
+                "{}: a consistent execution that gives the outcome\\l",
+                esc(&test.name)
+            ),
             &w.execution,
             &w.relations,
         ),
         (None, Some(h)) => (
             format!("{stem}-hang"),
-            format!("{}: a blocked execution ({})\\l", esc(&test.name), esc(&h.note)),
+            format!(
+                "{}: a blocked execution ({})\\l",
+                esc(&test.name),
+                esc(&h.note)
+            ),
             &h.execution,
             &h.relations,
         ),
@@ -774,6 +792,7 @@ fn render(o: &mut Out<'_>, ex: &Explanation) {
 
 /// Runs the subcommand; returns the exit code.
 pub fn run(args: &ExplainArgs) -> u8 {
+    let start = Instant::now();
     let file = &args.test;
     let src = match read_source(file) {
         Ok(s) => s,
@@ -796,7 +815,6 @@ pub fn run(args: &ExplainArgs) -> u8 {
             return EXIT_ERROR;
         }
     };
-    let start = Instant::now();
     let (outcome, note) = match &args.outcome {
         Some(s) => match prop::parse(s, &test) {
             Ok(p) => (p, ""),
@@ -911,7 +929,9 @@ fn explain_by_deadline(
                 // The worker is left behind: the process ends after printing.
                 let phase = match &last {
                     None => Phase::Verdict,
-                    Some(e) if e.allowed.is_none() && !e.reasons_complete && e.stopped.is_none() => {
+                    Some(e)
+                        if e.allowed.is_none() && !e.reasons_complete && e.stopped.is_none() =>
+                    {
                         Phase::Reasons
                     }
                     Some(_) => Phase::Hang,

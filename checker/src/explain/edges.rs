@@ -323,4 +323,3 @@ fn label_cycle_with(
     }
     out
 }
-

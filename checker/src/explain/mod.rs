@@ -30,11 +30,11 @@ mod reasons;
 pub use edges::{Rel, Step};
 pub use hang::{Hang, Wait, WaitKind};
 
+use crate::event::EventId;
+use crate::execution::Execution;
 use crate::explore::Budget;
 use crate::model::{Axiom, Violation};
 use crate::report::{Options, Stats, Status, Strategy, Witness};
-use crate::execution::Execution;
-use crate::event::EventId;
 use ptxmc_frontend::ir::{Condition, Prop, Quantifier, Test};
 use std::time::{Duration, Instant};
 

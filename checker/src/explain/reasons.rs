@@ -90,13 +90,8 @@ pub(super) fn collect(
     let status = brute::candidates(test, opts, budget, true, &mut visit);
     let ex = c.ex;
     // Reasons of complete candidates first, then the shortest cycles.
-    ex.reasons.sort_by_key(|r| {
-        (
-            r.count == r.partial,
-            r.length(),
-            std::cmp::Reverse(r.count),
-        )
-    });
+    ex.reasons
+        .sort_by_key(|r| (r.count == r.partial, r.length(), std::cmp::Reverse(r.count)));
     ex.undecided.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
     match status {
         Status::Ok => {
@@ -241,7 +236,10 @@ impl Collector<'_> {
             let passes = test.filter.as_ref().is_none_or(|f| val.holds(test, f));
             if passes && val.holds(test, self.outcome) {
                 self.ex.candidates += 1;
-                let regs = val.regs.iter().map(|t| t.iter().map(|&v| Some(v)).collect());
+                let regs = val
+                    .regs
+                    .iter()
+                    .map(|t| t.iter().map(|&v| Some(v)).collect());
                 let memory = val.mem.iter().map(|&v| Some(v)).collect();
                 if !self.decide(cand, regs.collect(), memory, false) {
                     // The check said no execution gives the outcome; a
@@ -301,9 +299,16 @@ impl Collector<'_> {
                     violation,
                     steps,
                 };
-                let k = shape(&r);
-                if !key.contains(&k) {
-                    key.push(k);
+                // One rejection per distinct witness (events and axiom).
+                let same = |o: &Rejection| {
+                    o.violation.axiom == r.violation.axiom
+                        && o.violation.events == r.violation.events
+                };
+                if !rejections.iter().any(same) {
+                    let k = shape(&r);
+                    if !key.contains(&k) {
+                        key.push(k);
+                    }
                     rejections.push(r);
                 }
             }
@@ -410,7 +415,10 @@ mod tests {
         assert_eq!(maybe(&p, &known(Some(0), None)), Some(false));
         assert_eq!(maybe(&p, &known(Some(1), None)), None);
         assert_eq!(maybe(&p, &known(Some(1), Some(0))), Some(true));
-        let q = Prop::Or(Box::new(p.clone()), Box::new(Prop::Not(Box::new(eq(r(1, 0), 0)))));
+        let q = Prop::Or(
+            Box::new(p.clone()),
+            Box::new(Prop::Not(Box::new(eq(r(1, 0), 0)))),
+        );
         assert_eq!(maybe(&q, &known(Some(0), None)), None);
         assert_eq!(maybe(&q, &known(Some(0), Some(3))), Some(true));
     }

@@ -77,3 +77,55 @@ fn thin_air_candidates_are_reported() {
     assert_eq!(ta.count, 1);
     assert_eq!(ta.steps.len(), 4);
 }
+
+#[test]
+fn reasons_are_grouped_and_counted() {
+    // SB with fence.sc: two Fence-SC orders, each rejected by Causality.
+    let src = "PTX SB\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | st.weak y, 1 ;\n fence.sc.gpu | fence.sc.gpu ;\n ld.weak r0, y | ld.weak r1, x ;\nexists (0:r0 == 0 /\\ 1:r1 == 0)\n";
+    let t = parse(src).expect("SB parses");
+    let ex = explain(&t, &t.condition.prop, &Options::default());
+    assert!(ex.forbidden(), "{ex:?}");
+    assert!(ex.reasons_complete);
+    assert_eq!(ex.reasons.len(), 1, "{:?}", ex.reasons);
+    let r = &ex.reasons[0];
+    assert_eq!(r.count, ex.candidates + ex.partial);
+    assert_eq!(r.rejections.len(), 2, "one rejection per Fence-SC order");
+    assert!(r
+        .rejections
+        .iter()
+        .all(|j| j.violation.axiom == Axiom::Causality));
+}
+
+#[test]
+fn the_verdict_comes_from_the_check_and_a_hang_is_shown() {
+    // P1 spins on a flag nobody sets: a liveness violation (8.6.1).
+    let src = "PTX hang\n{ x=0; f=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | L: ;\n | ld.relaxed.gpu r0, f ;\n | bne r0, 1, L ;\nexists (x == 1)\n";
+    let t = parse(src).expect("parses");
+    let ex = explain(&t, &t.condition.prop, &Options::default());
+    assert!(ex.liveness_note.is_some(), "{ex:?}");
+    let h = ex.hang.as_ref().expect("a blocked execution");
+    assert_eq!(h.waits.len(), 2);
+    assert_eq!(h.waits[0].kind, WaitKind::Done);
+    match &h.waits[1].kind {
+        WaitKind::Spin { reads, .. } => {
+            assert_eq!(reads.len(), 1);
+            let w = reads[0].1.expect("reads a write");
+            assert!(h.execution.event(w).is_init(), "reads the initial f=0");
+        }
+        k => panic!("{k:?}"),
+    }
+}
+
+#[test]
+fn a_limit_stops_every_phase() {
+    let t = parse(MP).expect("MP parses");
+    let o = Options {
+        timeout: Some(std::time::Duration::ZERO),
+        ..Options::default()
+    };
+    let ex = explain(&t, &t.condition.prop, &o);
+    assert!(
+        matches!(ex.status, Status::Limit(_)) || ex.stopped.is_some(),
+        "{ex:?}"
+    );
+}

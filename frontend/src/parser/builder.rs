@@ -376,7 +376,9 @@ impl Builder {
 
     /// The name of register `r` of thread `t`.
     pub fn reg_name(&self, t: ThreadId, r: RegId) -> &str {
-        self.threads.get(t.index()).map_or("?", |th| th.regs.name(r))
+        self.threads
+            .get(t.index())
+            .map_or("?", |th| th.regs.name(r))
     }
 }
 
