@@ -115,7 +115,7 @@ impl Collector<'_> {
         self.graphs += 1;
         if self.graphs > MAX_GRAPHS {
             return Err(Status::Limit(format!(
-                "stopped after {MAX_GRAPHS} graphs (the verdict above is exact)"
+                "stopped after {MAX_GRAPHS} graphs"
             )));
         }
         match v {
