@@ -28,7 +28,11 @@ fn the_ticket_lock_pictures_render() {
     let dir = scratch("explain-graph");
     let f = "corpus/idioms/ticketlock-relaxed-unlock.litmus";
     let o = ptxmc(&["run", f, "--graph", s(&dir.join("run"))]);
-    assert!(o.status.success() || o.status.code() == Some(1), "{}", stderr(&o));
+    assert!(
+        o.status.success() || o.status.code() == Some(1),
+        "{}",
+        stderr(&o)
+    );
     let o = ptxmc(&["explain", f, "--graph", s(&dir.join("explain"))]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("Graph: wrote"), "{}", stdout(&o));

@@ -114,9 +114,7 @@ impl Collector<'_> {
     fn visit(&mut self, v: Visit<'_>) -> Result<bool, Status> {
         self.graphs += 1;
         if self.graphs > MAX_GRAPHS {
-            return Err(Status::Limit(format!(
-                "stopped after {MAX_GRAPHS} graphs"
-            )));
+            return Err(Status::Limit(format!("stopped after {MAX_GRAPHS} graphs")));
         }
         match v {
             Visit::Partial { regs } => {
