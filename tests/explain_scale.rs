@@ -144,4 +144,5 @@ fn a_hang_is_explained_with_the_blocked_execution() {
     assert!(out.contains("mbarrier in phase 0"), "{out}");
     assert!(out.contains("arrivals pending"), "{out}");
     assert!(!out.contains("4295"), "raw mbarrier values: {out}");
+    assert!(out.contains("W0 (full = uninitialized mbarrier)"), "{out}");
 }

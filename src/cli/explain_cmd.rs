@@ -66,11 +66,21 @@ impl Words<'_> {
     fn pos(&self, e: EventId) -> String {
         self.labels.pos(self.exec.event(e))
     }
+    /// `R P1:1 ld.weak r1, x`, or `W0 (x=0)` with an mbarrier's value in words.
     fn describe(&self, e: EventId) -> String {
-        self.labels.describe(self.exec.event(e))
+        let ev = self.exec.event(e);
+        if ev.is_init() {
+            return format!("W0 ({})", self.access(e));
+        }
+        self.labels.describe(ev)
     }
+    /// `P0:1 st.release.gpu y`, or `W0 (x=0)` with an mbarrier's value in words.
     fn mention(&self, e: EventId) -> String {
-        self.labels.mention(self.exec.event(e))
+        let ev = self.exec.event(e);
+        if ev.is_init() {
+            return format!("W0 ({})", self.access(e));
+        }
+        self.labels.mention(ev)
     }
 
     /// `a -po-> b ...`: the first and last events by position, the others
