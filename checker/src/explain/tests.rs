@@ -129,3 +129,23 @@ fn a_limit_stops_every_phase() {
         "{ex:?}"
     );
 }
+
+#[test]
+fn a_double_checked_init_gets_every_reason_quickly() {
+    let src = include_str!("../../../corpus/idioms/dcl-init.litmus");
+    let t = parse(src).expect("dcl-init parses");
+    let outcome = Prop::Not(Box::new(t.condition.prop.clone()));
+    let start = std::time::Instant::now();
+    let ex = explain(&t, &outcome, &Options::default());
+    assert!(ex.forbidden(), "{ex:?}");
+    assert!(ex.reasons_complete, "{:?}", ex.stopped);
+    assert!(ex.stopped.is_none());
+    // A reader of the flag synchronizes with the initializer (8.8, 8.9.4).
+    assert!(ex.reasons.iter().any(|r| r.rejections.iter().any(|j| {
+        j.violation.axiom == Axiom::Causality && j.steps.iter().any(|s| s.rel == Rel::Sync)
+    })));
+    // Counts add up: every graph is in exactly one reason.
+    let total: u64 = ex.reasons.iter().map(|r| r.count).sum();
+    assert_eq!(total, ex.candidates + ex.partial);
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}
