@@ -7,6 +7,7 @@ mod collect;
 mod compare_cmd;
 mod expect;
 mod explain_cmd;
+mod explain_words;
 mod family_cmd;
 mod gen_cmd;
 mod graph;
