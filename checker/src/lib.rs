@@ -22,4 +22,5 @@ mod sizes;
 
 pub use explain::{explain, Explanation};
 pub use explore::check;
+pub use explore::strategy::UnknownStrategy;
 pub use report::{BlockReason, FinalState, Options, Report, Stats, Status, Strategy, Witness};
