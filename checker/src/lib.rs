@@ -23,4 +23,5 @@ mod sizes;
 pub use explain::{explain, Explanation};
 pub use explore::check;
 pub use explore::strategy::UnknownStrategy;
+pub use model::reading::{Reading, UnknownReading};
 pub use report::{BlockReason, FinalState, Options, Report, Stats, Status, Strategy, Witness};

@@ -146,6 +146,14 @@ verdict), 2 on bad usage or a test that cannot be read or parsed.",
   ptxmc bench corpus/spec/ --strategy dpor -j 2"
     )]
     Bench(BenchArgs),
+    /// List the readings of the model that `--model NAME` chooses from.
+    #[command(
+        long_about = "List the readings of the model: for each, its name, one line, and the \
+sections of chapter 8 it concerns. `ptxmc run --model NAME` checks under one; \
+`ptxmc run --model A,B` lists the tests whose verdicts differ between readings. \
+docs/model-notes.md (\"Readings\") gives the argument for each."
+    )]
+    Models,
     /// Internal: check one test for `ptxmc bench` and print one JSON line.
     #[command(hide = true, name = "bench-one")]
     BenchOne(BenchOneArgs),
@@ -299,6 +307,16 @@ pub struct RunArgs {
     /// Explorer to use.
     #[arg(long, value_enum, default_value_t = StrategyArg::Dpor)]
     pub strategy: StrategyArg,
+    /// Reading of the model (`ptxmc models` lists them). Two or more,
+    /// comma-separated: check every test under each and list the tests whose
+    /// verdicts differ.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "spec",
+        value_name = "NAME[,NAME...]"
+    )]
+    pub model: Vec<String>,
     /// Loop bound for loops that are not side-effect-free spin loops.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub unroll: u32,

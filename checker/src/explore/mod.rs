@@ -112,7 +112,10 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
         opts,
         prune,
     };
-    let mut status = opts.strategy.explorer().explore(&job, &mut budget, &mut out);
+    let mut status = opts
+        .strategy
+        .explorer()
+        .explore(&job, &mut budget, &mut out);
     // A race found is a definite answer even when a limit stopped the
     // exploration (the states are then those of the executions explored).
     if let Some(msg) = out.undefined() {
@@ -132,7 +135,10 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
 /// Runs the DPOR explorer.
 fn explore_dpor(test: &Test, opts: &Options, budget: &mut Budget, out: &mut Outcomes) -> Status {
     let codes: Result<Vec<crate::interp::ThreadCode>, String> = (0..test.threads.len())
-        .map(|t| crate::interp::ThreadCode::new(test, ptxmc_frontend::ir::ThreadId::new(t)))
+        .map(|t| {
+            crate::interp::ThreadCode::new(test, ptxmc_frontend::ir::ThreadId::new(t))
+                .map(|c| c.with_reading(opts.reading))
+        })
         .collect();
     let codes = match codes {
         Ok(c) => c,
