@@ -1,6 +1,7 @@
 //! Flags of every subcommand (clap derive): the "low" arguments.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use ptxmc_checker::Strategy;
 use std::path::PathBuf;
 
 /// An exhaustive, stateless model checker for the PTX memory consistency model
@@ -171,7 +172,7 @@ pub struct BenchArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "brute,dpor",
+        default_values_t = StrategyArg::all(),
         value_name = "LIST"
     )]
     pub strategy: Vec<StrategyArg>,
@@ -289,13 +290,29 @@ pub struct ParseArgs {
     pub quiet: bool,
 }
 
-/// Exploration strategy (see docs/model-notes.md).
-#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-pub enum StrategyArg {
-    /// The reference enumerator: every candidate execution, filtered by the model.
-    Brute,
-    /// Optimal dynamic partial-order reduction.
-    Dpor,
+/// Exploration strategy (see docs/model-notes.md): the names, help lines
+/// and order come from the checker's registry (`Strategy::ALL`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StrategyArg(pub Strategy);
+
+impl StrategyArg {
+    /// The default explorer of `run` and `explain`.
+    pub const DEFAULT: StrategyArg = StrategyArg(Strategy::Dpor);
+
+    /// Every registered strategy (the default of `bench --strategy`).
+    pub fn all() -> Vec<StrategyArg> {
+        Strategy::ALL.iter().map(|&s| StrategyArg(s)).collect()
+    }
+}
+
+impl ValueEnum for StrategyArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::OnceLock<Vec<StrategyArg>> = std::sync::OnceLock::new();
+        ALL.get_or_init(StrategyArg::all)
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()).help(self.0.about()))
+    }
 }
 
 /// `ptxmc run`.
@@ -305,7 +322,7 @@ pub struct RunArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Explorer to use.
-    #[arg(long, value_enum, default_value_t = StrategyArg::Dpor)]
+    #[arg(long, value_enum, default_value_t = StrategyArg::DEFAULT)]
     pub strategy: StrategyArg,
     /// Reading of the model (`ptxmc models` lists them). Two or more,
     /// comma-separated: check every test under each and list the tests whose

@@ -9,14 +9,14 @@
 //! the JSON file is rewritten sorted by file path, so that it too is the same
 //! for every `-j`, shard split or resumption (apart from `time_ms`).
 
-use super::args::{RunArgs, StrategyArg};
+use super::args::RunArgs;
 use super::collect::litmus_files;
 use super::graph::{GraphResult, GraphSetup};
 use super::parse_cmd::read_source;
 use super::progress::Progress;
 use super::results::{self, Record, Totals};
 use super::{herd, json, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
-use ptxmc_checker::{Options, Reading, Report, Status, Strategy};
+use ptxmc_checker::{Options, Reading, Report, Status};
 use ptxmc_frontend::ir::Test;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
@@ -58,10 +58,7 @@ pub enum OutcomeKind {
 fn options(args: &RunArgs, timeout: Option<Duration>, reading: Reading) -> Options {
     Options {
         reading,
-        strategy: match args.strategy {
-            StrategyArg::Brute => Strategy::Brute,
-            StrategyArg::Dpor => Strategy::Dpor,
-        },
+        strategy: args.strategy.0,
         unroll: args.unroll,
         max_executions: args.max_executions,
         timeout,
