@@ -78,8 +78,8 @@ pub(crate) fn is_acquire_read(e: &Event) -> bool {
     is_strong_read(e) && e.sem.is_acquire()
 }
 
-/// A release or acquire-release memory fence; `fence.sc` is one (8.6.2,
-/// `docs/model-notes.md`) unless the reading marked it relaxed.
+/// A release or acquire-release memory fence; `fence.sc` is one (a stronger
+/// `fence.acq_rel`, `docs/model-notes.md`) unless the reading marked it relaxed.
 pub(crate) fn is_release_fence(e: &Event) -> bool {
     match e.kind {
         EventKind::Fence(FenceKind::Release | FenceKind::AcqRel) => true,
@@ -88,8 +88,8 @@ pub(crate) fn is_release_fence(e: &Event) -> bool {
     }
 }
 
-/// An acquire or acquire-release memory fence; `fence.sc` is one (8.6.2,
-/// `docs/model-notes.md`) unless the reading marked it relaxed.
+/// An acquire or acquire-release memory fence; `fence.sc` is one (a stronger
+/// `fence.acq_rel`, `docs/model-notes.md`) unless the reading marked it relaxed.
 pub(crate) fn is_acquire_fence(e: &Event) -> bool {
     match e.kind {
         EventKind::Fence(FenceKind::Acquire | FenceKind::AcqRel) => true,

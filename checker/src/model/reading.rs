@@ -31,8 +31,9 @@ pub struct Reading {
     /// The sections of chapter 8 its choices concern.
     pub sections: &'static str,
     /// `fence.sc` is also a release and an acquire fence in release and
-    /// acquire patterns (8.8 forms 3, 8.6.2 "fence.sc ... also acts as
-    /// fence.acq_rel"); `false`: only Fence-SC order relates it (the cat's
+    /// acquire patterns (8.8 form 3; the `fence` instruction text makes
+    /// `fence.sc` a stronger `fence.acq_rel`, and so does NVIDIA's Alloy
+    /// model); `false`: only Fence-SC order (8.9.3) relates it (the cat's
     /// patterns take `F & ACQ_REL` only).
     pub fence_sc_acq_rel: bool,
     /// The read half of a `red` never begins or ends an acquire pattern
@@ -52,7 +53,7 @@ impl Reading {
     pub const SPEC: Reading = Reading {
         name: "spec",
         about: "PTX ISA 9.4 chapter 8 as ptxmc reads it (default)",
-        sections: "8.6.2, 8.8, 8.10.4, 8.11.1",
+        sections: "8.8, 8.9.3, 8.10.4, 8.11.1",
         fence_sc_acq_rel: true,
         red_never_acquires: true,
         exch_write_depends_on_read: true,
@@ -63,7 +64,7 @@ impl Reading {
         name: "fence-sc-plain",
         about:
             "fence.sc orders only through Fence-SC order, not as an acq_rel fence (ptx-v7.5.cat)",
-        sections: "8.6.2, 8.8",
+        sections: "8.8, 8.9.3",
         fence_sc_acq_rel: false,
         ..Reading::SPEC
     };
@@ -90,7 +91,7 @@ impl Reading {
     pub const DAT3M: Reading = Reading {
         name: "dat3m",
         about: "Dat3M's ptx-v7.5.cat: fence-sc-plain, red-acquires and exch-independent together",
-        sections: "8.6.2, 8.8, 8.10.4, 8.11.1",
+        sections: "8.8, 8.9.3, 8.10.4, 8.11.1",
         fence_sc_acq_rel: false,
         red_never_acquires: false,
         exch_write_depends_on_read: false,
