@@ -61,10 +61,10 @@ fn corpus(c: &mut Criterion) {
         );
         return;
     };
-    let strategy = match std::env::var("PTXMC_BENCH_STRATEGY").as_deref() {
-        Ok("brute") => Strategy::Brute,
-        _ => Strategy::Dpor,
-    };
+    let strategy = std::env::var("PTXMC_BENCH_STRATEGY")
+        .ok()
+        .and_then(|s| s.parse::<Strategy>().ok())
+        .unwrap_or(Strategy::Dpor);
     let jobs = std::env::var("PTXMC_BENCH_JOBS")
         .ok()
         .and_then(|j| j.parse().ok())
@@ -125,14 +125,7 @@ fn corpus(c: &mut Criterion) {
     g.sample_size(10);
     g.warm_up_time(Duration::from_secs(1));
     g.measurement_time(Duration::from_secs(secs));
-    let id = format!(
-        "batch/{}-j{jobs}",
-        if strategy == Strategy::Brute {
-            "brute"
-        } else {
-            "dpor"
-        }
-    );
+    let id = format!("batch/{}-j{jobs}", strategy.name());
     g.bench_function(id, |b| {
         b.iter(|| {
             batch(&tests, &opts, jobs)

@@ -46,9 +46,9 @@ fn explore(c: &mut Criterion) {
             "{case}: {} executions, {} blocked; pruned brute {} dpor {}",
             dpor.stats.executions, dpor.stats.blocked, brute.stats.pruned, dpor.stats.pruned
         );
-        for (label, strategy) in [("brute", Strategy::Brute), ("dpor", Strategy::Dpor)] {
+        for &strategy in Strategy::ALL {
             let opts = options(strategy, None);
-            g.bench_with_input(BenchmarkId::new(label, &case), &test, |b, t| {
+            g.bench_with_input(BenchmarkId::new(strategy.name(), &case), &test, |b, t| {
                 b.iter(|| check(black_box(t), &opts).stats.executions)
             });
         }
@@ -84,11 +84,12 @@ fn growth(c: &mut Criterion) {
                 "{case}: {} executions, {} blocked, {} pruned (dpor)",
                 dpor.stats.executions, dpor.stats.blocked, dpor.stats.pruned
             );
-            let mut strategies = vec![("dpor", Strategy::Dpor)];
+            let mut strategies = vec![Strategy::Dpor];
             if brute_sizes.contains(&n) {
-                strategies.push(("brute", Strategy::Brute));
+                strategies.push(Strategy::Brute);
             }
-            for (label, strategy) in strategies {
+            for strategy in strategies {
+                let label = strategy.name();
                 let opts = options(strategy, None);
                 g.bench_with_input(BenchmarkId::new(label, &case), &test, |b, t| {
                     b.iter(|| check(black_box(t), &opts).stats.executions)

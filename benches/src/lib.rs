@@ -365,7 +365,7 @@ mod tests {
     fn family_counts_match_closed_forms() {
         for n in 1..=5 {
             let t = family_test("readers", n);
-            for s in [Strategy::Brute, Strategy::Dpor] {
+            for &s in Strategy::ALL {
                 let r = ptxmc_checker::check(&t, &options(s, None));
                 assert_eq!(r.status, Status::Ok);
                 assert_eq!(r.stats.executions, 1 << n, "readers-{n} {s:?}");
@@ -374,7 +374,7 @@ mod tests {
         for n in 0..=3u64 {
             let t = family_test("writers", n as usize);
             let expected = (1..=n + 1).product::<u64>() * (n + 2);
-            for s in [Strategy::Brute, Strategy::Dpor] {
+            for &s in Strategy::ALL {
                 let r = ptxmc_checker::check(&t, &options(s, None));
                 assert_eq!(r.stats.executions, expected, "writers-{n} {s:?}");
             }

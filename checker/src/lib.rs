@@ -19,7 +19,10 @@ pub mod model;
 pub mod relation;
 pub mod report;
 mod sizes;
+mod terms;
 
 pub use explain::{explain, Explanation};
 pub use explore::check;
+pub use explore::strategy::UnknownStrategy;
+pub use model::reading::{Reading, UnknownReading};
 pub use report::{BlockReason, FinalState, Options, Report, Stats, Status, Strategy, Witness};

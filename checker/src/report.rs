@@ -22,6 +22,8 @@ pub enum Strategy {
 pub struct Options {
     /// The explorer.
     pub strategy: Strategy,
+    /// The reading of the model (`--model`; default: the spec reading).
+    pub reading: crate::model::reading::Reading,
     /// Loop bound: how many times a loop that is not a side-effect-free spin
     /// loop may jump back before the execution is cut ("bound" blocked).
     pub unroll: u32,
@@ -42,6 +44,7 @@ impl Default for Options {
     fn default() -> Self {
         Self {
             strategy: Strategy::default(),
+            reading: crate::model::reading::Reading::SPEC,
             unroll: 2,
             max_executions: None,
             timeout: None,

@@ -233,7 +233,61 @@ pub enum FenceKind {
     ProxyGeneric,
 }
 
+impl fmt::Display for FenceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.spelling())
+    }
+}
+
+impl std::str::FromStr for FenceKind {
+    type Err = String;
+    /// Reads a [`FenceKind::spelling`] back (no scope, no `membar`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        FenceKind::ALL
+            .into_iter()
+            .find(|k| k.spelling() == s)
+            .ok_or_else(|| format!("unknown fence `{s}`"))
+    }
+}
+
 impl FenceKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FenceKind; 12] = [
+        FenceKind::Sc,
+        FenceKind::AcqRel,
+        FenceKind::Acquire,
+        FenceKind::Release,
+        FenceKind::ProxyAlias,
+        FenceKind::ProxyAsync,
+        FenceKind::ProxyTensormapRelease,
+        FenceKind::ProxyTensormapAcquire,
+        FenceKind::ProxySurface,
+        FenceKind::ProxyTexture,
+        FenceKind::ProxyConstant,
+        FenceKind::ProxyGeneric,
+    ];
+
+    /// The instruction's PTX spelling without its scope (`fence.sc`,
+    /// `fence.proxy.alias`, ...): what [`fmt::Display`] writes and
+    /// [`std::str::FromStr`] reads, used by the printer and the labels of
+    /// pictures.
+    pub fn spelling(self) -> &'static str {
+        match self {
+            FenceKind::Sc => "fence.sc",
+            FenceKind::AcqRel => "fence.acq_rel",
+            FenceKind::Acquire => "fence.acquire",
+            FenceKind::Release => "fence.release",
+            FenceKind::ProxyAlias => "fence.proxy.alias",
+            FenceKind::ProxyAsync => "fence.proxy.async",
+            FenceKind::ProxyTensormapRelease => "fence.proxy.tensormap::generic.release",
+            FenceKind::ProxyTensormapAcquire => "fence.proxy.tensormap::generic.acquire",
+            FenceKind::ProxySurface => "fence.proxy.surface",
+            FenceKind::ProxyTexture => "fence.proxy.texture",
+            FenceKind::ProxyConstant => "fence.proxy.constant",
+            FenceKind::ProxyGeneric => "fence.proxy.generic",
+        }
+    }
+
     /// Whether the fence is a memory fence that takes a scope (not a proxy fence).
     pub fn is_memory_fence(self) -> bool {
         matches!(

@@ -105,3 +105,31 @@ fn async_corpus_parses_and_round_trips() {
         check_dir(&dir, at_least);
     }
 }
+
+/// Every fence kind's spelling reads back as that kind, and parses (in a
+/// litmus test) to it, so the printer, the labels and the parser agree.
+#[test]
+fn fence_spellings_round_trip() {
+    use ptxmc_frontend::ir::{FenceKind, Instr};
+    for k in FenceKind::ALL {
+        assert_eq!(k.to_string().parse::<FenceKind>(), Ok(k));
+        let instr = match k {
+            FenceKind::ProxyTensormapAcquire => format!("{k}.gpu [x], 128"),
+            FenceKind::ProxyTensormapRelease => format!("{k}.gpu"),
+            k if k.is_memory_fence() => format!("{k}.gpu"),
+            k => k.to_string(),
+        };
+        let src = format!("PTX t\n{{ x=0; }}\n P0@cta 0,gpu 0 ;\n {instr} ;\nexists (x == 0)\n");
+        let t = ptxmc_frontend::parse(&src).unwrap_or_else(|e| panic!("{instr}: {e}"));
+        let kinds: Vec<FenceKind> = t.threads[0]
+            .code
+            .iter()
+            .filter_map(|s| match s.instr {
+                Instr::Fence { kind, .. } => Some(kind),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(kinds, [k], "{instr}");
+    }
+    assert!("fence.proxyalias".parse::<FenceKind>().is_err());
+}

@@ -1,6 +1,7 @@
 //! Flags of every subcommand (clap derive): the "low" arguments.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use ptxmc_checker::Strategy;
 use std::path::PathBuf;
 
 /// An exhaustive, stateless model checker for the PTX memory consistency model
@@ -146,6 +147,14 @@ verdict), 2 on bad usage or a test that cannot be read or parsed.",
   ptxmc bench corpus/spec/ --strategy dpor -j 2"
     )]
     Bench(BenchArgs),
+    /// List the readings of the model that `--model NAME` chooses from.
+    #[command(
+        long_about = "List the readings of the model: for each, its name, one line, and the \
+sections of chapter 8 it concerns. `ptxmc run --model NAME` checks under one; \
+`ptxmc run --model A,B` lists the tests whose verdicts differ between readings. \
+docs/model-notes.md (\"Readings\") gives the argument for each."
+    )]
+    Models,
     /// Internal: check one test for `ptxmc bench` and print one JSON line.
     #[command(hide = true, name = "bench-one")]
     BenchOne(BenchOneArgs),
@@ -163,7 +172,7 @@ pub struct BenchArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "brute,dpor",
+        default_values_t = StrategyArg::all(),
         value_name = "LIST"
     )]
     pub strategy: Vec<StrategyArg>,
@@ -281,13 +290,29 @@ pub struct ParseArgs {
     pub quiet: bool,
 }
 
-/// Exploration strategy (see docs/model-notes.md).
-#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-pub enum StrategyArg {
-    /// The reference enumerator: every candidate execution, filtered by the model.
-    Brute,
-    /// Optimal dynamic partial-order reduction.
-    Dpor,
+/// Exploration strategy (see docs/model-notes.md): the names, help lines
+/// and order come from the checker's registry (`Strategy::ALL`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StrategyArg(pub Strategy);
+
+impl StrategyArg {
+    /// The default explorer of `run` and `explain`.
+    pub const DEFAULT: StrategyArg = StrategyArg(Strategy::Dpor);
+
+    /// Every registered strategy (the default of `bench --strategy`).
+    pub fn all() -> Vec<StrategyArg> {
+        Strategy::ALL.iter().map(|&s| StrategyArg(s)).collect()
+    }
+}
+
+impl ValueEnum for StrategyArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::OnceLock<Vec<StrategyArg>> = std::sync::OnceLock::new();
+        ALL.get_or_init(StrategyArg::all)
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()).help(self.0.about()))
+    }
 }
 
 /// `ptxmc run`.
@@ -297,8 +322,18 @@ pub struct RunArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Explorer to use.
-    #[arg(long, value_enum, default_value_t = StrategyArg::Dpor)]
+    #[arg(long, value_enum, default_value_t = StrategyArg::DEFAULT)]
     pub strategy: StrategyArg,
+    /// Reading of the model (`ptxmc models` lists them). Two or more,
+    /// comma-separated: check every test under each and list the tests whose
+    /// verdicts differ.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "spec",
+        value_name = "NAME[,NAME...]"
+    )]
+    pub model: Vec<String>,
     /// Loop bound for loops that are not side-effect-free spin loops.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub unroll: u32,

@@ -15,7 +15,7 @@ use super::parse_cmd::read_source;
 use super::stats;
 use super::svg::{self, Point, Series};
 use super::{EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
-use ptxmc_checker::{Options, Status, Strategy};
+use ptxmc_checker::{Options, Status};
 use ptxmc_frontend::families::{generate, FAMILIES};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
@@ -107,10 +107,7 @@ impl Measure {
 }
 
 fn strategy_name(s: StrategyArg) -> &'static str {
-    match s {
-        StrategyArg::Brute => "brute",
-        StrategyArg::Dpor => "dpor",
-    }
+    s.0.name()
 }
 
 /// `A..B` with A <= B, or a single `N`.
@@ -666,10 +663,7 @@ fn one(args: &BenchOneArgs) -> Result<Value, (&'static str, String)> {
         None => None,
     };
     let opts = Options {
-        strategy: match args.strategy {
-            StrategyArg::Brute => Strategy::Brute,
-            StrategyArg::Dpor => Strategy::Dpor,
-        },
+        strategy: args.strategy.0,
         unroll: args.unroll,
         timeout,
         ..Options::default()
@@ -770,7 +764,7 @@ mod tests {
             executions: n,
             ..Measure::not_run(RunStatus::Ok, None)
         };
-        let both = [StrategyArg::Brute, StrategyArg::Dpor];
+        let both = StrategyArg::all();
         assert!(disagreement(&both, &[ok(4), ok(4)]).is_none());
         assert!(disagreement(&both, &[ok(4), ok(5)]).is_some());
         let stopped = Measure::not_run(RunStatus::Limit, None);

@@ -48,6 +48,20 @@ pub fn outcome_line(o: &Outcome) -> String {
     String::from_utf8(w).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// `line` (an object from [`outcome_line`]) with the field `model` last:
+/// the reading of the model the test was checked under.
+pub fn with_model(mut line: String, model: &str) -> String {
+    if line.ends_with('}') {
+        line.pop();
+        line.push_str(",\"model\":");
+        let mut w = Vec::new();
+        string(&mut w, model);
+        line.push_str(&String::from_utf8_lossy(&w));
+        line.push('}');
+    }
+    line
+}
+
 /// The fields of a checked test after `file` and `name`.
 fn checked(w: &mut Vec<u8>, test: &Test, r: &Report) {
     w.extend_from_slice(b",\"status\":");

@@ -2,7 +2,7 @@
 //! litmus file spells it, values (`x=1`). Shared by `explain` and `--graph`.
 
 use ptxmc_checker::event::{Event, EventKind};
-use ptxmc_frontend::ir::{BarrierKind, FenceKind, Sem, Test};
+use ptxmc_frontend::ir::{BarrierKind, Sem, Test};
 
 /// Names the events of executions of one test.
 pub struct Labels<'a> {
@@ -140,15 +140,50 @@ fn synthesized(ev: &Event) -> String {
         }
         EventKind::Read { .. } => format!("ld{}{}", sem(ev.sem), scope(ev)),
         EventKind::Write { .. } => format!("st{}{}", sem(ev.sem), scope(ev)),
-        EventKind::Fence(k) => match k {
-            FenceKind::Sc => format!("fence.sc{}", scope(ev)),
-            FenceKind::AcqRel => format!("fence.acq_rel{}", scope(ev)),
-            other => format!("fence.{}", format!("{other:?}").to_lowercase()),
-        },
+        EventKind::Fence(k) => format!("{k}{}", scope(ev)),
         EventKind::Barrier { kind, id, .. } => match kind {
             BarrierKind::Sync => format!("bar.sync {id}"),
             BarrierKind::Arrive => format!("bar.arrive {id}"),
             other => format!("{} {id}", format!("{other:?}").to_lowercase()),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxmc_checker::event::{AsyncOrder, EventKind};
+    use ptxmc_frontend::ir::{FenceKind, Proxy, Scope, Span};
+
+    fn fence(kind: FenceKind, scope: Option<Scope>) -> Event {
+        Event {
+            thread: None,
+            po_index: 0,
+            kind: EventKind::Fence(kind),
+            sem: Sem::Weak,
+            scope,
+            proxy: Proxy::Generic,
+            span: Span::default(),
+            instr: 0,
+            addr_deps: Default::default(),
+            data_deps: Default::default(),
+            ctrl_deps: Default::default(),
+            async_order: AsyncOrder::default(),
+        }
+    }
+
+    #[test]
+    fn a_fence_without_a_source_position_is_labelled_in_ptx_spelling() {
+        assert_eq!(
+            synthesized(&fence(FenceKind::ProxyAlias, None)),
+            "fence.proxy.alias"
+        );
+        assert_eq!(
+            synthesized(&fence(FenceKind::Sc, Some(Scope::Gpu))),
+            "fence.sc.gpu"
+        );
+        for k in FenceKind::ALL {
+            assert_eq!(synthesized(&fence(k, None)), k.spelling());
+        }
     }
 }

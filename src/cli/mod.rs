@@ -15,6 +15,7 @@ mod herd;
 mod json;
 mod label;
 mod merge_cmd;
+mod models_cmd;
 mod parse_cmd;
 mod progress;
 mod prop;
@@ -56,6 +57,7 @@ pub fn main() -> ExitCode {
         Command::Compare(c) => compare_cmd::run(&c),
         Command::Bench(b) => bench_cmd::run(&b),
         Command::BenchOne(b) => bench_cmd::run_one(&b),
+        Command::Models => models_cmd::list(),
     };
     ExitCode::from(code)
 }

@@ -9,14 +9,14 @@
 //! the JSON file is rewritten sorted by file path, so that it too is the same
 //! for every `-j`, shard split or resumption (apart from `time_ms`).
 
-use super::args::{RunArgs, StrategyArg};
+use super::args::RunArgs;
 use super::collect::litmus_files;
 use super::graph::{GraphResult, GraphSetup};
 use super::parse_cmd::read_source;
 use super::progress::Progress;
 use super::results::{self, Record, Totals};
 use super::{herd, json, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
-use ptxmc_checker::{Options, Report, Status, Strategy};
+use ptxmc_checker::{Options, Reading, Report, Status};
 use ptxmc_frontend::ir::Test;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
@@ -55,12 +55,10 @@ pub enum OutcomeKind {
     },
 }
 
-fn options(args: &RunArgs, timeout: Option<Duration>) -> Options {
+fn options(args: &RunArgs, timeout: Option<Duration>, reading: Reading) -> Options {
     Options {
-        strategy: match args.strategy {
-            StrategyArg::Brute => Strategy::Brute,
-            StrategyArg::Dpor => Strategy::Dpor,
-        },
+        reading,
+        strategy: args.strategy.0,
         unroll: args.unroll,
         max_executions: args.max_executions,
         timeout,
@@ -186,7 +184,7 @@ fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
     // The JSON line only when it is written: for a test with many final
     // states it is most of the output work.
     let line = if json {
-        json::outcome_line(&outcome)
+        json::with_model(json::outcome_line(&outcome), opts.reading.name)
     } else {
         String::new()
     };
@@ -496,7 +494,13 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
         Some(dir) => Some(GraphSetup::new(dir, &all_files)?),
         None => None,
     };
-    let opts = options(args, timeout);
+    let readings = super::models_cmd::readings(&args.model)?;
+    if readings.len() > 1 {
+        let opts = options(args, timeout, Reading::SPEC);
+        let jobs = args.jobs.unwrap_or_else(default_jobs);
+        return Ok(super::models_cmd::compare(&files, &readings, &opts, jobs));
+    }
+    let opts = options(args, timeout, readings.first().copied().unwrap_or_default());
     let jobs = args.jobs.unwrap_or_else(default_jobs);
     let (previous, mut sink) = open_results(args)?;
 
@@ -624,6 +628,7 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     let _ = writeln!(out, "{}", totals.line());
     phases.output += t_out.elapsed();
     results::explored_line(&mut out, &totals, explored, wall.as_secs_f64());
+    let _ = writeln!(out, "Model {}", opts.reading.name);
     if args.stats {
         results::stats_block(
             &mut out,

@@ -136,7 +136,8 @@ fn explore_all(
 ) -> Result<(), Status> {
     let mut codes = Vec::new();
     for t in 0..test.threads.len() {
-        codes.push(ThreadCode::new(test, ThreadId::new(t)).map_err(Status::Unsupported)?);
+        let code = ThreadCode::new(test, ThreadId::new(t)).map_err(Status::Unsupported)?;
+        codes.push(code.with_reading(opts.reading));
     }
     let mut paths = Vec::new();
     for code in &codes {

@@ -21,10 +21,11 @@ pub(crate) mod candidate;
 mod domain;
 mod dpor;
 pub(crate) mod outcome;
+pub mod strategy;
 mod sym;
 mod traces;
 
-use crate::report::{Options, Report, Status, Strategy};
+use crate::report::{Options, Report, Status};
 pub use outcome::term_value;
 use outcome::Outcomes;
 use ptxmc_frontend::ir::{Instr, Test};
@@ -106,10 +107,15 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
     out.want_witness(opts.witness && prepared.test.is_none() && api.is_none());
     out.set_sizes(prepared.info.clone());
     let mut budget = Budget::new(opts, start);
-    let mut status = match opts.strategy {
-        Strategy::Brute => brute::explore(run, opts, &mut budget, &mut out, prune),
-        Strategy::Dpor => explore_dpor(run, opts, &mut budget, &mut out),
+    let job = strategy::Job {
+        test: run,
+        opts,
+        prune,
     };
+    let mut status = opts
+        .strategy
+        .explorer()
+        .explore(&job, &mut budget, &mut out);
     // A race found is a definite answer even when a limit stopped the
     // exploration (the states are then those of the executions explored).
     if let Some(msg) = out.undefined() {
@@ -129,7 +135,10 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
 /// Runs the DPOR explorer.
 fn explore_dpor(test: &Test, opts: &Options, budget: &mut Budget, out: &mut Outcomes) -> Status {
     let codes: Result<Vec<crate::interp::ThreadCode>, String> = (0..test.threads.len())
-        .map(|t| crate::interp::ThreadCode::new(test, ptxmc_frontend::ir::ThreadId::new(t)))
+        .map(|t| {
+            crate::interp::ThreadCode::new(test, ptxmc_frontend::ir::ThreadId::new(t))
+                .map(|c| c.with_reading(opts.reading))
+        })
         .collect();
     let codes = match codes {
         Ok(c) => c,

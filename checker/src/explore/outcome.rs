@@ -71,18 +71,7 @@ pub(crate) fn holds(p: &Prop, term: &dyn Fn(&Term) -> i64) -> bool {
     }
 }
 
-/// The terms shown in final states: those of the condition, then the observed
-/// ones, in first-appearance order.
-pub(crate) fn state_terms(test: &Test) -> Vec<Term> {
-    let mut out = Vec::new();
-    test.condition.prop.terms(&mut out);
-    for t in &test.observed {
-        if !matches!(t, Term::Const(_)) && !out.contains(t) {
-            out.push(*t);
-        }
-    }
-    out
-}
+pub(crate) use crate::terms::state_terms;
 
 /// Physical locations whose final value some term (condition, observed, filter) reads.
 pub(crate) fn relevant_locations(test: &Test) -> Vec<PhysId> {

@@ -72,6 +72,10 @@ impl Value for Sym {
     fn rmw(op: RmwOp, old: &Self, a: &Self, b: &Self) -> Self {
         match (old, a, b) {
             (Sym::Const(o), Sym::Const(x), Sym::Const(y)) => Sym::Const(eval_rmw(op, *o, *x, *y)),
+            // `exch` writes its operand whatever it read: whether the write
+            // depends on the read is the reading's choice, recorded in the
+            // event's dependencies (No-Thin-Air, 8.10.4), not a value cycle.
+            _ if op == RmwOp::Exch => a.clone(),
             _ => Sym::Expr(Rc::new(Expr::Rmw(op, old.clone(), a.clone(), b.clone()))),
         }
     }

@@ -1,6 +1,7 @@
 //! Per-thread facts that depend only on the program: label positions, loops,
 //! and which loops are side-effect-free spin loops (`docs/model-notes.md`).
 
+use crate::model::reading::Reading;
 use ptxmc_frontend::ir::{
     Address, AsyncInstr, Instr, LabelId, Operand, RegId, Stmt, Test, ThreadId,
 };
@@ -41,6 +42,8 @@ pub struct ThreadCode {
     /// For each position, the loops whose head is there.
     heads: Vec<Vec<usize>>,
     n_regs: usize,
+    /// The reading of the model whose choices the events follow.
+    reading: Reading,
 }
 
 impl ThreadCode {
@@ -109,6 +112,7 @@ impl ThreadCode {
             back_edge: Vec::new(),
             heads: Vec::new(),
             n_regs,
+            reading: Reading::SPEC,
         };
         let n = code.stmts.len();
         code.back_edge = vec![None; n];
@@ -133,6 +137,17 @@ impl ThreadCode {
             }
         }
         Ok(code)
+    }
+
+    /// The same code, its events built under `reading` (`model::reading`).
+    pub fn with_reading(mut self, reading: Reading) -> Self {
+        self.reading = reading;
+        self
+    }
+
+    /// The reading of the model the events follow.
+    pub fn reading(&self) -> &Reading {
+        &self.reading
     }
 
     /// The thread this code belongs to.

@@ -19,7 +19,7 @@
 
 use super::code::{reads, writes};
 use super::ThreadCode;
-use ptxmc_frontend::ir::{Instr, Operand, RegId};
+use ptxmc_frontend::ir::{Instr, Operand, RegId, RmwOp};
 use smallvec::SmallVec;
 
 /// Whether every write the thread makes after the read of the instruction
@@ -35,7 +35,11 @@ pub fn later_writes_depend(code: &ThreadCode, pc: usize) -> bool {
     match &stmt.instr {
         Instr::Load { dst, .. } if dst.len() == 1 => tainted.push(dst[0]),
         // The write half of an RMW has its own read among its data
-        // dependencies (`ThreadState::commit`).
+        // dependencies (`ThreadState::commit`), but for `exch` under a
+        // reading where it writes only its operand.
+        Instr::Rmw {
+            op: RmwOp::Exch, ..
+        } if !code.reading().exch_write_depends_on_read => return false,
         Instr::Rmw { dst, .. } => tainted.extend(dst.iter().copied()),
         _ => return false,
     }

@@ -60,6 +60,9 @@ struct RmwPlan<V> {
     a: V,
     b: V,
     deps: Deps,
+    /// The write depends on the read (every RMW but `exch` under a reading
+    /// where `exch` writes only its operand, `model::reading`).
+    on_read: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -529,7 +532,9 @@ impl<V: Value> ThreadState<V> {
                 if let Some(plan) = rmw {
                     let w = V::rmw(plan.op, &v, &plan.a, &plan.b);
                     let mut d = plan.deps;
-                    union_into(&mut d, &[id]);
+                    if plan.on_read {
+                        union_into(&mut d, &[id]);
+                    }
                     self.rmw_write = Some((w, d));
                 }
                 if let Some(r) = dst {
@@ -744,7 +749,7 @@ impl<V: Value> ThreadState<V> {
                     loc: Self::location(code, *addr),
                     value: 0,
                     rmw: true,
-                    red: dst.is_none(),
+                    red: dst.is_none() && code.reading().red_never_acquires,
                 };
                 let mut e = self.base_event(code, kind);
                 (e.sem, e.scope, e.proxy) = (*sem, shared_scope(*space, Some(*scope)), *proxy);
@@ -757,6 +762,8 @@ impl<V: Value> ThreadState<V> {
                             a: va,
                             b: vb,
                             deps,
+                            on_read: *op != RmwOp::Exch
+                                || code.reading().exch_write_depends_on_read,
                         }),
                     },
                     last: false,
@@ -766,6 +773,8 @@ impl<V: Value> ThreadState<V> {
                 let mut e = self.base_event(code, EventKind::Fence(*kind));
                 e.scope = *scope;
                 e.sem = match kind {
+                    // A reading where fence.sc is no acq_rel fence marks it relaxed.
+                    FenceKind::Sc if !code.reading().fence_sc_acq_rel => Sem::Relaxed,
                     FenceKind::Sc | FenceKind::AcqRel => Sem::AcqRel,
                     FenceKind::Acquire | FenceKind::ProxyTensormapAcquire => Sem::Acquire,
                     FenceKind::Release | FenceKind::ProxyTensormapRelease => Sem::Release,

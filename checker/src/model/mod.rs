@@ -31,6 +31,7 @@ mod morally_strong;
 mod observation;
 mod patterns;
 mod program_order;
+pub mod reading;
 mod strong_proxy;
 mod synchronizes;
 #[cfg(test)]

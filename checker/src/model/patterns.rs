@@ -18,7 +18,7 @@
 
 use crate::event::{Event, EventId, EventKind};
 use crate::execution::Execution;
-use ptxmc_frontend::ir::FenceKind;
+use ptxmc_frontend::ir::{FenceKind, Sem};
 
 /// Which form of 8.8 a pattern has.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -78,20 +78,31 @@ pub(crate) fn is_acquire_read(e: &Event) -> bool {
     is_strong_read(e) && e.sem.is_acquire()
 }
 
-/// A release or acquire-release memory fence; `fence.sc` is one (NOTES.md).
+/// A release or acquire-release memory fence; `fence.sc` is one (a stronger
+/// `fence.acq_rel`, `docs/model-notes.md`) unless the reading marked it relaxed.
 pub(crate) fn is_release_fence(e: &Event) -> bool {
-    matches!(
-        e.kind,
-        EventKind::Fence(FenceKind::Release | FenceKind::AcqRel | FenceKind::Sc)
-    )
+    match e.kind {
+        EventKind::Fence(FenceKind::Release | FenceKind::AcqRel) => true,
+        EventKind::Fence(FenceKind::Sc) => fence_sc_acq_rel(e),
+        _ => false,
+    }
 }
 
-/// An acquire or acquire-release memory fence; `fence.sc` is one (NOTES.md).
+/// An acquire or acquire-release memory fence; `fence.sc` is one (a stronger
+/// `fence.acq_rel`, `docs/model-notes.md`) unless the reading marked it relaxed.
 pub(crate) fn is_acquire_fence(e: &Event) -> bool {
-    matches!(
-        e.kind,
-        EventKind::Fence(FenceKind::Acquire | FenceKind::AcqRel | FenceKind::Sc)
-    )
+    match e.kind {
+        EventKind::Fence(FenceKind::Acquire | FenceKind::AcqRel) => true,
+        EventKind::Fence(FenceKind::Sc) => fence_sc_acq_rel(e),
+        _ => false,
+    }
+}
+
+/// Whether a `fence.sc` also acts as `fence.acq_rel`: a reading that says it
+/// does not (`model::reading`, `fence_sc_acq_rel`) builds it with
+/// `.relaxed` semantics.
+fn fence_sc_acq_rel(e: &Event) -> bool {
+    e.sem != Sem::Relaxed
 }
 
 /// Whether two memory events access the same location M through the same

@@ -506,7 +506,7 @@ impl<'t> Lowering<'t> {
     /// with the plain list of what the original ones need.
     fn report_map(&mut self) -> ReportMap {
         let test = self.test;
-        let mut originals = crate::explore::outcome::state_terms(test);
+        let mut originals = crate::terms::state_terms(test);
         if let Some(f) = &test.filter {
             f.terms(&mut originals);
         }

@@ -31,7 +31,7 @@ pub(super) enum TermValue {
 impl ReportMap {
     /// The report of the original `test` from the report `r` of the rewritten one.
     pub(crate) fn map(&self, test: &Test, r: Report) -> Report {
-        let state_terms = crate::explore::outcome::state_terms(test);
+        let state_terms = crate::terms::state_terms(test);
         let mut states: BTreeMap<FinalState, u64> = BTreeMap::new();
         let (mut positive, mut negative) = (0u64, 0u64);
         for (state, n) in &r.states {

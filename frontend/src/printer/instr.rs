@@ -286,20 +286,7 @@ pub(super) fn stmt(t: &Test, th: usize, i: &Instr) -> String {
 }
 
 fn fence(kind: FenceKind, scope: Option<Scope>) -> String {
-    let base = match kind {
-        FenceKind::Sc => "fence.sc",
-        FenceKind::AcqRel => "fence.acq_rel",
-        FenceKind::Acquire => "fence.acquire",
-        FenceKind::Release => "fence.release",
-        FenceKind::ProxyAlias => "fence.proxy.alias",
-        FenceKind::ProxyAsync => "fence.proxy.async",
-        FenceKind::ProxyTensormapRelease => "fence.proxy.tensormap::generic.release",
-        FenceKind::ProxyTensormapAcquire => "fence.proxy.tensormap::generic.acquire",
-        FenceKind::ProxySurface => "fence.proxy.surface",
-        FenceKind::ProxyTexture => "fence.proxy.texture",
-        FenceKind::ProxyConstant => "fence.proxy.constant",
-        FenceKind::ProxyGeneric => "fence.proxy.generic",
-    };
+    let base = kind.spelling();
     match scope {
         Some(s) => format!("{base}.{}", scope_word(s)),
         None => base.to_string(),

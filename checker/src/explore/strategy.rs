@@ -1,0 +1,160 @@
+//! The explorer registry: every strategy is one [`Explorer`] behind one
+//! line of [`REGISTRY`], and its name is spelled there only. The CLI
+//! (parsing, help), `ptxmc bench` and the JSON output take names and
+//! descriptions from [`Strategy::ALL`], [`Strategy::name`],
+//! [`Strategy::about`] and `Strategy::from_str`.
+//!
+//! Adding a strategy: a module with a unit struct implementing [`Explorer`],
+//! a variant of [`Strategy`], its line in [`Strategy::explorer`] and its place
+//! in [`Strategy::ALL`] (see `docs/extending.md`).
+
+use super::outcome::Outcomes;
+use super::Budget;
+use crate::report::{Options, Status, Strategy};
+use ptxmc_frontend::ir::Test;
+
+/// What one exploration is asked to do.
+pub(crate) struct Job<'a> {
+    /// The test as the explorer sees it (after the API and size rewrites).
+    pub test: &'a Test,
+    /// The options of the check.
+    pub opts: &'a Options,
+    /// Whether the reference enumerator prunes inconsistent partial graphs
+    /// (a test switch: the verdicts and counts are the same either way).
+    pub prune: bool,
+}
+
+/// An exploration strategy.
+///
+/// Call protocol (what [`super::check`] expects of every explorer):
+/// - **Budget.** Call [`Budget::tick`] often (at least once per partial graph
+///   or candidate visited) and [`Budget::check_executions`] after each
+///   complete execution folded in; when either fails, stop at once and return
+///   the `Status::Limit` it gave. Never stop silently.
+/// - **Complete graphs.** Hand every complete candidate to the shared
+///   completion (`explore::candidate`), which settles the existential choices
+///   (Fence-SC order, barrier arrival order), final values and liveness into
+///   `out`, identically for every strategy; an explorer never decides a final
+///   state itself. One execution is reads-from plus the orientation of
+///   coherence between morally strong writes (`docs/model-notes.md`): count
+///   each once, so that counts are comparable across strategies.
+/// - **Counters.** `out.stats.executions` and `out.stats.blocked` are counted
+///   by the completion; the explorer adds to `out.stats.pruned` each partial
+///   graph or candidate it rejects as inconsistent.
+/// - **Result.** `Status::Ok` when the exploration was exhaustive,
+///   `Status::Unsupported` for code it cannot run, `Status::Limit` for a limit
+///   reached (the outcomes so far stay in `out`).
+pub(crate) trait Explorer: Sync {
+    /// The name users type (`--strategy NAME`) and JSON and bench tables show.
+    fn name(&self) -> &'static str;
+    /// One line for `--help`.
+    fn about(&self) -> &'static str;
+    /// Explores `job.test`, folding its executions into `out`.
+    fn explore(&self, job: &Job<'_>, budget: &mut Budget, out: &mut Outcomes) -> Status;
+}
+
+/// The reference enumerator, over [`super::brute::explore`].
+struct Brute;
+
+impl Explorer for Brute {
+    fn name(&self) -> &'static str {
+        "brute"
+    }
+    fn about(&self) -> &'static str {
+        "The reference enumerator: every candidate execution, filtered by the model"
+    }
+    fn explore(&self, job: &Job<'_>, budget: &mut Budget, out: &mut Outcomes) -> Status {
+        super::brute::explore(job.test, job.opts, budget, out, job.prune)
+    }
+}
+
+/// The DPOR explorer, over [`super::explore_dpor`].
+struct Dpor;
+
+impl Explorer for Dpor {
+    fn name(&self) -> &'static str {
+        "dpor"
+    }
+    fn about(&self) -> &'static str {
+        "Optimal dynamic partial-order reduction"
+    }
+    fn explore(&self, job: &Job<'_>, budget: &mut Budget, out: &mut Outcomes) -> Status {
+        super::explore_dpor(job.test, job.opts, budget, out)
+    }
+}
+
+impl Strategy {
+    /// Every strategy, in the order of help and tables.
+    pub const ALL: &'static [Strategy] = &[Strategy::Brute, Strategy::Dpor];
+
+    /// Its explorer: the registry, one line per strategy.
+    pub(crate) fn explorer(self) -> &'static dyn Explorer {
+        match self {
+            Strategy::Brute => &Brute,
+            Strategy::Dpor => &Dpor,
+        }
+    }
+
+    /// The name users type and output shows (`brute`, `dpor`).
+    pub fn name(self) -> &'static str {
+        self.explorer().name()
+    }
+
+    /// One line describing it.
+    pub fn about(self) -> &'static str {
+        self.explorer().about()
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown strategy name, with the known ones.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("unknown strategy `{0}` (known: {known})", known = Strategy::ALL.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "))]
+pub struct UnknownStrategy(pub String);
+
+impl std::str::FromStr for Strategy {
+    type Err = UnknownStrategy;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Strategy::ALL
+            .iter()
+            .copied()
+            .find(|st| st.name() == s)
+            .ok_or_else(|| UnknownStrategy(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_strategy_is_listed_once_under_its_own_name() {
+        let mut seen = Vec::new();
+        for &s in Strategy::ALL {
+            assert!(!seen.contains(&s), "{s:?} listed twice");
+            seen.push(s);
+            // A new variant fails to compile here: list it in ALL as well.
+            match s {
+                Strategy::Brute | Strategy::Dpor => {}
+            }
+        }
+        let names: std::collections::BTreeSet<&str> =
+            Strategy::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(names.len(), Strategy::ALL.len(), "names are distinct");
+    }
+
+    #[test]
+    fn names_parse_back() {
+        for &s in Strategy::ALL {
+            assert_eq!(s.name().parse::<Strategy>(), Ok(s));
+            assert_eq!(s.to_string(), s.name());
+        }
+        let err = "bfs".parse::<Strategy>().unwrap_err().to_string();
+        assert!(err.contains("bfs") && err.contains("brute, dpor"), "{err}");
+    }
+}

@@ -1,0 +1,281 @@
+//! Readings of the model: the points where chapter 8 and the models written
+//! from it (`ptx-v7.5.cat` of Dat3M, NVlabs' Alloy models) decide
+//! differently, as named choices over the one base model.
+//!
+//! A [`Reading`] is not a copy of the model: each choice is consulted where
+//! the events are built (`crate::interp`), so that the per-concept model,
+//! its word-level copy (`model/fast.rs`) and every explorer see the same
+//! events and need no reading of their own:
+//! - [`Reading::fence_sc_acq_rel`]: a `fence.sc` event carries `.acq_rel`
+//!   semantics (`Event::sem`), or `.relaxed` when it does not act as a release
+//!   and acquire fence (`model/patterns.rs` reads it);
+//! - [`Reading::red_never_acquires`]: the read half of a `red` is marked `red`
+//!   (never in an acquire pattern), or is an ordinary RMW read;
+//! - [`Reading::exch_write_depends_on_read`]: the write half of an
+//!   `atom.exch` has its read among its data dependencies, or only the reads
+//!   its operand depends on.
+//!
+//! Every reading, with its argument, is in `docs/model-notes.md`
+//! ("Readings"); `ptxmc models` lists them.
+
+use std::fmt;
+
+/// One reading of the model: the named choices, each `true` for the spec
+/// reading ptxmc has by default ([`Reading::SPEC`]).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Reading {
+    /// The name users type (`--model NAME`) and results show.
+    pub name: &'static str,
+    /// One line for `ptxmc models`.
+    pub about: &'static str,
+    /// The sections of chapter 8 its choices concern.
+    pub sections: &'static str,
+    /// `fence.sc` is also a release and an acquire fence in release and
+    /// acquire patterns (8.8 form 3; the `fence` instruction text makes
+    /// `fence.sc` a stronger `fence.acq_rel`, and so does NVIDIA's Alloy
+    /// model); `false`: only Fence-SC order (8.9.3) relates it (the cat's
+    /// patterns take `F & ACQ_REL` only).
+    pub fence_sc_acq_rel: bool,
+    /// The read half of a `red` never begins or ends an acquire pattern
+    /// (8.11.1: a reduction has no destination register, nothing to
+    /// acquire); `false`: it is an ordinary strong read (the cat's
+    /// `strong-read = R & (RLX | ACQ)` includes it).
+    pub red_never_acquires: bool,
+    /// The write half of an `atom.exch` depends on its read (8.10.4
+    /// dependencies; NVlabs' Alloy models give every RMW write a
+    /// dependency on its read); `false`: only the reads its operand depends
+    /// on (the cat's `data` follows values, and `exch` writes its operand).
+    pub exch_write_depends_on_read: bool,
+}
+
+impl Reading {
+    /// The spec reading (default): chapter 8 as `docs/model-notes.md` reads it.
+    pub const SPEC: Reading = Reading {
+        name: "spec",
+        about: "PTX ISA 9.4 chapter 8 as ptxmc reads it (default)",
+        sections: "8.8, 8.9.3, 8.10.4, 8.11.1",
+        fence_sc_acq_rel: true,
+        red_never_acquires: true,
+        exch_write_depends_on_read: true,
+    };
+
+    /// `fence.sc` is not an acq_rel fence in patterns (`ptx-v7.5.cat`).
+    pub const FENCE_SC_PLAIN: Reading = Reading {
+        name: "fence-sc-plain",
+        about:
+            "fence.sc orders only through Fence-SC order, not as an acq_rel fence (ptx-v7.5.cat)",
+        sections: "8.8, 8.9.3",
+        fence_sc_acq_rel: false,
+        ..Reading::SPEC
+    };
+
+    /// The read half of `red` is an ordinary strong read (`ptx-v7.5.cat`).
+    pub const RED_READS: Reading = Reading {
+        name: "red-acquires",
+        about: "a red's read half may take part in acquire patterns like any strong read (ptx-v7.5.cat)",
+        sections: "8.8, 8.11.1",
+        red_never_acquires: false,
+        ..Reading::SPEC
+    };
+
+    /// `exch` writes do not depend on their read (`ptx-v7.5.cat`).
+    pub const EXCH_INDEPENDENT: Reading = Reading {
+        name: "exch-independent",
+        about: "an atom.exch write does not depend on its read (ptx-v7.5.cat); No-Thin-Air sees fewer cycles",
+        sections: "8.10.4",
+        exch_write_depends_on_read: false,
+        ..Reading::SPEC
+    };
+
+    /// Every choice as Dat3M's `ptx-v7.5.cat` makes it.
+    pub const DAT3M: Reading = Reading {
+        name: "dat3m",
+        about: "Dat3M's ptx-v7.5.cat: fence-sc-plain, red-acquires and exch-independent together",
+        sections: "8.8, 8.9.3, 8.10.4, 8.11.1",
+        fence_sc_acq_rel: false,
+        red_never_acquires: false,
+        exch_write_depends_on_read: false,
+    };
+
+    /// Every reading, the default first (the order of `ptxmc models`).
+    pub const ALL: &'static [Reading] = &[
+        Reading::SPEC,
+        Reading::FENCE_SC_PLAIN,
+        Reading::RED_READS,
+        Reading::EXCH_INDEPENDENT,
+        Reading::DAT3M,
+    ];
+
+    /// Whether this is the default reading.
+    pub fn is_default(&self) -> bool {
+        *self == Reading::SPEC
+    }
+}
+
+impl Default for Reading {
+    fn default() -> Self {
+        Reading::SPEC
+    }
+}
+
+impl fmt::Display for Reading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// An unknown reading name, with the known ones.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("unknown model `{0}` (known: {known})", known = Reading::ALL.iter().map(|r| r.name).collect::<Vec<_>>().join(", "))]
+pub struct UnknownReading(pub String);
+
+impl std::str::FromStr for Reading {
+    type Err = UnknownReading;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Reading::ALL
+            .iter()
+            .copied()
+            .find(|r| r.name == s)
+            .ok_or_else(|| UnknownReading(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Event, EventId, EventKind};
+    use crate::interp::{Next, ThreadCode, ThreadState};
+    use crate::report::{Options, Strategy};
+    use ptxmc_frontend::ir::{Sem, ThreadId};
+
+    /// The events of thread 0 of `src`, built under `reading`, every read
+    /// reading 0.
+    fn events(src: &str, reading: Reading) -> Vec<Event> {
+        let test = ptxmc_frontend::parse(src).expect("parses");
+        let code = ThreadCode::new(&test, ThreadId::new(0))
+            .expect("runs")
+            .with_reading(reading);
+        let mut st = ThreadState::<i64>::new(&code, &test, 2);
+        let mut evs = Vec::new();
+        while let Next::Event(e) = st.next(&code) {
+            let id = EventId::new(evs.len());
+            let v = e.is_read().then_some(0);
+            evs.push(e);
+            st.commit(id, v);
+        }
+        evs
+    }
+
+    const ONE_OF_EACH: &str = "PTX t\n{ x=0; y=0; }\n P0@cta 0,gpu 0 ;\n fence.sc.gpu ;\n \
+        red.relaxed.gpu.add x, 1 ;\n atom.relaxed.gpu.exch r0, y, 1 ;\n \
+        atom.relaxed.gpu.add r1, y, 1 ;\nexists (x == 1)\n";
+
+    #[test]
+    fn each_choice_is_lowered_into_the_events() {
+        for r in Reading::ALL {
+            let evs = events(ONE_OF_EACH, *r);
+            // fence.sc, red (read, write), exch (read, write), add (read, write).
+            assert_eq!(evs.len(), 7, "{}", r.name);
+            let sc_sem = if r.fence_sc_acq_rel {
+                Sem::AcqRel
+            } else {
+                Sem::Relaxed
+            };
+            assert_eq!(evs[0].sem, sc_sem, "{}", r.name);
+            let red = matches!(evs[1].kind, EventKind::Read { red: true, .. });
+            assert_eq!(red, r.red_never_acquires, "{}", r.name);
+            let exch_dep = evs[4].data_deps.contains(&EventId::new(3));
+            assert_eq!(exch_dep, r.exch_write_depends_on_read, "{}", r.name);
+            // Every other RMW write depends on its read under every reading.
+            assert!(evs[6].data_deps.contains(&EventId::new(5)), "{}", r.name);
+            assert!(evs[2].data_deps.contains(&EventId::new(1)), "{}", r.name);
+        }
+    }
+
+    /// The corpus tests that tell the readings apart, with the verdict
+    /// (`condition_holds`) under spec, fence-sc-plain, red-acquires,
+    /// exch-independent and dat3m (`docs/model-notes.md`, "Readings").
+    const TELLERS: [(&str, &str, [bool; 5]); 3] = [
+        (
+            "readings/MP-fence-sc-release",
+            include_str!("../../../corpus/readings/MP-fence-sc-release.litmus"),
+            [true, false, true, true, false],
+        ),
+        (
+            "spec/8.11.1-mp-red",
+            include_str!("../../../corpus/spec/8.11.1-mp-red.litmus"),
+            [true, true, false, true, false],
+        ),
+        (
+            "readings/LB-exch-weak-copy",
+            include_str!("../../../corpus/readings/LB-exch-weak-copy.litmus"),
+            [false, false, false, true, true],
+        ),
+    ];
+
+    #[test]
+    fn each_reading_has_a_test_that_tells_it_apart() {
+        for (name, src, verdicts) in TELLERS {
+            let test = ptxmc_frontend::parse(src).expect("parses");
+            for (r, want) in Reading::ALL.iter().zip(verdicts) {
+                let mut counts = Vec::new();
+                for &strategy in Strategy::ALL {
+                    let opts = Options {
+                        strategy,
+                        reading: *r,
+                        check_duplicates: true,
+                        ..Options::default()
+                    };
+                    let rep = crate::check(&test, &opts);
+                    assert_eq!(rep.status, crate::Status::Ok, "{name} {}", r.name);
+                    assert_eq!(rep.condition_holds, want, "{name} under {}", r.name);
+                    assert_eq!(rep.stats.duplicates, 0);
+                    counts.push((rep.stats.executions, rep.stats.blocked));
+                }
+                assert!(counts.windows(2).all(|w| w[0] == w[1]), "{name} {counts:?}");
+            }
+        }
+        // Every reading but the default changes some verdict.
+        for (i, r) in Reading::ALL.iter().enumerate().skip(1) {
+            assert!(
+                TELLERS.iter().any(|(_, _, v)| v[i] != v[0]),
+                "{} is told apart",
+                r.name
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_distinct_and_parse_back() {
+        let mut names: Vec<&str> = Reading::ALL.iter().map(|r| r.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Reading::ALL.len());
+        for r in Reading::ALL {
+            assert_eq!(r.name.parse::<Reading>(), Ok(*r));
+        }
+        let e = "herd".parse::<Reading>().unwrap_err().to_string();
+        assert!(
+            e.contains("herd") && e.contains("spec, fence-sc-plain"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn each_variant_changes_one_choice_and_dat3m_all() {
+        let choices = |r: &Reading| {
+            [
+                r.fence_sc_acq_rel,
+                r.red_never_acquires,
+                r.exch_write_depends_on_read,
+            ]
+        };
+        assert!(Reading::default().is_default());
+        assert_eq!(choices(&Reading::SPEC), [true; 3]);
+        for r in &Reading::ALL[1..4] {
+            let off = choices(r).iter().filter(|c| !**c).count();
+            assert_eq!(off, 1, "{} differs from spec in one choice", r.name);
+        }
+        assert_eq!(choices(&Reading::DAT3M), [false; 3]);
+    }
+}
