@@ -79,6 +79,7 @@ pub fn run(args: &MergeArgs) -> u8 {
         merged.len()
     );
     let _ = writeln!(text, "{}", t.line());
+    let _ = writeln!(text, "{}", t.verdict_line());
     let _ = writeln!(
         text,
         "Explored {} executions ({} blocked, {} pruned, {} duplicates); checking time {:.3} s (sum over tests)",

@@ -187,6 +187,13 @@ pub struct Totals {
     pub by_status: [usize; 6],
     /// Tests whose liveness is violated.
     pub live_violations: usize,
+    /// Tests whose claim (the condition's quantifier) holds.
+    pub holds: usize,
+    /// Tests whose claim fails.
+    pub fails: usize,
+    /// Tests without a verdict: not checked to the end (unsupported, limit,
+    /// undefined) or not read or parsed.
+    pub no_verdict: usize,
     /// Executions, blocked, pruned, duplicates.
     pub executions: u64,
     /// Blocked executions.
@@ -214,7 +221,15 @@ impl Totals {
                 _ => 5,
             };
             t.by_status[k] += 1;
-            t.live_violations += usize::from(r.flag("liveness_holds") == Some(false));
+            t.live_violations +=
+                usize::from(r.status() == "ok" && r.flag("liveness_holds") == Some(false));
+            // Only a test checked to the end has a verdict (records written
+            // before verdicts were null for other statuses say `true`/`false`).
+            match (r.status(), r.flag("condition_holds")) {
+                ("ok", Some(true)) => t.holds += 1,
+                ("ok", Some(false)) => t.fails += 1,
+                _ => t.no_verdict += 1,
+            }
             t.executions += r.count("executions");
             t.blocked += r.count("blocked");
             t.pruned += r.count("pruned");
@@ -235,6 +250,21 @@ impl Totals {
             "Summary: {} tests: {} ok, {} unsupported, {} undefined, {} limit, {} parse errors, {} read errors; {} liveness violations",
             self.tests, n[0], n[1], n[2], n[3], n[4], n[5], self.live_violations
         )
+    }
+
+    /// The `Verdicts: ...` line: claims that hold, claims that fail, tests
+    /// without a verdict, liveness violations.
+    pub fn verdict_line(&self) -> String {
+        format!(
+            "Verdicts: {} hold, {} fail, {} without a verdict; {} liveness violations",
+            self.holds, self.fails, self.no_verdict, self.live_violations
+        )
+    }
+
+    /// Whether `--require-ok` passes: every test has a verdict, every claim
+    /// holds and no liveness is violated.
+    pub fn all_ok(&self) -> bool {
+        self.fails == 0 && self.no_verdict == 0 && self.live_violations == 0
     }
 }
 

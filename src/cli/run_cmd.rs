@@ -622,6 +622,7 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     }
     let totals = Totals::of(&all);
     let _ = writeln!(out, "{}", totals.line());
+    let _ = writeln!(out, "{}", totals.verdict_line());
     phases.output += t_out.elapsed();
     results::explored_line(&mut out, &totals, explored, wall.as_secs_f64());
     if args.stats {
@@ -653,9 +654,17 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
         results::compare_expectations(&mut out, &all, &rows)
     };
     let errors = all.iter().filter(|r| r.is_error()).count() + io_errors;
+    let required = args.require_ok && !totals.all_ok();
+    if required {
+        let _ = writeln!(
+            out,
+            "--require-ok: {} claims fail, {} tests without a verdict, {} liveness violations",
+            totals.fails, totals.no_verdict, totals.live_violations
+        );
+    }
     Ok(if errors > 0 {
         EXIT_ERROR
-    } else if mismatches > 0 {
+    } else if mismatches > 0 || required {
         EXIT_MISMATCH
     } else {
         EXIT_OK
