@@ -85,9 +85,10 @@ impl Record {
         v
     }
 
-    /// Whether the file could not be read or parsed.
+    /// Whether the file could not be read or parsed, or took the process
+    /// down (`crash`).
     pub fn is_error(&self) -> bool {
-        matches!(self.status(), "parse-error" | "read-error")
+        matches!(self.status(), "parse-error" | "read-error" | "crash")
     }
 }
 
@@ -183,8 +184,9 @@ pub fn write_atomically(path: &Path, records: &[Record]) -> std::io::Result<()> 
 pub struct Totals {
     /// Tests.
     pub tests: usize,
-    /// By status: ok, unsupported, undefined, limit, parse-error, read-error.
-    pub by_status: [usize; 6],
+    /// By status: ok, unsupported, undefined, limit, parse-error,
+    /// read-error, crash.
+    pub by_status: [usize; 7],
     /// Tests whose liveness is violated.
     pub live_violations: usize,
     /// Tests whose claim (the condition's quantifier) holds.
@@ -218,6 +220,7 @@ impl Totals {
                 "undefined" => 2,
                 "limit" => 3,
                 "parse-error" => 4,
+                "crash" => 6,
                 _ => 5,
             };
             t.by_status[k] += 1;
@@ -243,12 +246,17 @@ impl Totals {
         t
     }
 
-    /// The `Summary: ...` line.
+    /// The `Summary: ...` line (crashes only when there are some).
     pub fn line(&self) -> String {
         let n = &self.by_status;
+        let crashes = if n[6] > 0 {
+            format!(", {} crashes", n[6])
+        } else {
+            String::new()
+        };
         format!(
-            "Summary: {} tests: {} ok, {} unsupported, {} undefined, {} limit, {} parse errors, {} read errors; {} liveness violations",
-            self.tests, n[0], n[1], n[2], n[3], n[4], n[5], self.live_violations
+            "Summary: {} tests: {} ok, {} unsupported, {} undefined, {} limit, {} parse errors, {} read errors{}; {} liveness violations",
+            self.tests, n[0], n[1], n[2], n[3], n[4], n[5], crashes, self.live_violations
         )
     }
 
