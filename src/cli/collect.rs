@@ -33,7 +33,14 @@ pub fn collect(paths: &[PathBuf]) -> Result<Collected, String> {
     for p in paths {
         let p = normalise(p);
         let meta = std::fs::metadata(&p).map_err(|e| format!("{}: {}", p.display(), e))?;
-        if meta.is_dir() {
+        if meta.is_dir() && p == Path::new(".") {
+            // `./a.litmus` from `read_dir(".")`: spelled `a.litmus`.
+            let from = c.files.len();
+            walk(&p, &mut c);
+            for f in &mut c.files[from..] {
+                *f = normalise(f);
+            }
+        } else if meta.is_dir() {
             walk(&p, &mut c);
         } else if meta.is_file() {
             c.files.push(p);

@@ -2,13 +2,13 @@
 //! result files (like herd's mcompare7).
 
 use super::args::CompareArgs;
+use super::collect::normalise;
 use super::results::{self, Record};
 use super::{EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use serde_json::Value;
-use super::collect::normalise;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::path::Path;
 use std::io::Write;
+use std::path::Path;
 
 /// One final state as herd prints it: `1:r0=1; 1:r1=0;`.
 fn state_text(s: &Value) -> String {

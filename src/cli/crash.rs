@@ -90,9 +90,8 @@ pub fn crash_record(file: &Path, why: &str) -> Record {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let q = |s: &str| serde_json::Value::from(s).to_string();
-    let message = format!(
-        "{path}: this test took the process down twice (checked again alone): {why}"
-    );
+    let message =
+        format!("{path}: this test took the process down twice (checked again alone): {why}");
     let line = format!(
         "{{\"file\":{},\"name\":{},\"status\":\"crash\",\"message\":{},\
          \"condition_holds\":null,\"liveness_holds\":null,\"observation\":null,\

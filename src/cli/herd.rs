@@ -50,9 +50,7 @@ pub fn shown_counts(r: &Report) -> (u64, u64) {
 /// in 32 hex digits. Equal IRs give equal hashes on every machine and run.
 pub fn hash(test: &Test) -> String {
     let text = ptxmc_frontend::print(test);
-    let body = text
-        .find("\n{")
-        .map_or(text.as_str(), |at| &text[at + 1..]);
+    let body = text.find("\n{").map_or(text.as_str(), |at| &text[at + 1..]);
     const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
     const PRIME: u128 = 0x0000000001000000000000000000013B;
     let mut h = OFFSET;

@@ -11,11 +11,11 @@
 
 use super::args::{RunArgs, StrategyArg};
 use super::collect::{self, normalise};
-use super::sink::{self, Lock, Markers};
 use super::graph::{GraphResult, GraphSetup};
 use super::parse_cmd::read_source;
 use super::progress::Progress;
 use super::results::{self, Record, Totals};
+use super::sink::{self, Lock, Markers};
 use super::{herd, json, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use ptxmc_checker::{Options, Report, Status, Strategy};
 use ptxmc_frontend::ir::Test;
@@ -306,11 +306,15 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// ptxmc's JSON Lines: one with content but no record, or whose records
 /// lack a `status`.
 fn refuse_foreign(path: &Path, l: &results::Loaded) -> Result<(), String> {
-    let empty = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(true);
-    let foreign = l
-        .records
-        .iter()
-        .any(|r| r.value.get("status").and_then(serde_json::Value::as_str).is_none());
+    let empty = std::fs::metadata(path)
+        .map(|m| m.len() == 0)
+        .unwrap_or(true);
+    let foreign = l.records.iter().any(|r| {
+        r.value
+            .get("status")
+            .and_then(serde_json::Value::as_str)
+            .is_none()
+    });
     if foreign || (l.records.is_empty() && !empty && l.dropped_tail) {
         return Err(format!(
             "{}: not a ptxmc results file (JSON Lines of `ptxmc run --json`); left as it is",
@@ -565,7 +569,10 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     if let Some(p) = target {
         let n = sink::clean_stale_tmp(p);
         if n > 0 && !args.quiet {
-            eprintln!("removed {n} temporary files left by killed runs beside {}", p.display());
+            eprintln!(
+                "removed {n} temporary files left by killed runs beside {}",
+                p.display()
+            );
         }
     }
     let (mut previous, mut sink) = open_results(args)?;

@@ -490,8 +490,10 @@ fn deep_conditions_are_rejected_not_overflowing() {
         assert_eq!(crate::strip_spans(&again), crate::strip_spans(&t));
     }
     // Up to 16 terms: folded to the left, as written.
-    let t = crate::parse("PTX t { x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1 /\\ x == 2 /\\ x == 3)")
-        .expect("parses");
+    let t = crate::parse(
+        "PTX t { x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1 /\\ x == 2 /\\ x == 3)",
+    )
+    .expect("parses");
     assert!(crate::print(&t).contains("exists (x == 1 /\\ x == 2 /\\ x == 3)"));
 }
 
