@@ -611,13 +611,11 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
             if let (Some(m), Some(r)) = (&markers, &args.resume) {
                 m.start(f);
                 let rec = super::crash::recheck(f, args, r);
-                if !args.quiet || rec.status() != "ok" {
-                    eprintln!(
-                        "resume: {}: the previous run ended while checking it; checked again alone: {}",
-                        key,
-                        rec.status()
-                    );
-                }
+                eprintln!(
+                    "resume: {}: the previous run ended while checking it; checked again alone: {}",
+                    key,
+                    rec.status()
+                );
                 rechecked.push(rec);
                 continue;
             }
