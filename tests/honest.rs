@@ -536,3 +536,64 @@ fn parse_output_of_a_doc_string_with_comment_marks_parses_again() {
     assert_eq!(body(&stdout(&o)), body(&stdout(&o2)));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Peak memory from the `Explored ... peak memory X` line, in MiB.
+fn peak_mib(out: &str) -> Option<f64> {
+    let tail = out.lines().find(|l| l.starts_with("Explored"))?;
+    let mem = tail.rsplit("peak memory ").next()?;
+    let (n, unit) = mem.split_once(' ')?;
+    let n: f64 = n.parse().ok()?;
+    Some(match unit {
+        "KiB" => n / 1024.0,
+        "MiB" => n,
+        "GiB" => n * 1024.0,
+        _ => return None,
+    })
+}
+
+#[test]
+fn reading_a_large_result_back_costs_about_its_size() {
+    // One recorded test with 400,000 final states (a 16 MB line): parsed
+    // into a JSON tree it took about twenty times its size.
+    let d = scratch("bigresult");
+    let f = write(&d, "big.litmus", MP_WEAK);
+    let j = d.join("r.jsonl");
+    let o = ptxmc(&["run", &f, "--json", s(&j), "-q"]);
+    assert_eq!(o.status.code(), Some(0));
+    let line = std::fs::read_to_string(&j).expect("a line");
+    let mut states = String::from("[");
+    for i in 0..400_000 {
+        if i > 0 {
+            states.push(',');
+        }
+        states.push_str(&format!(
+            "{{\"values\":{{\"1:r0\":{i},\"1:r1\":{}}},\"count\":1}}",
+            i % 7
+        ));
+    }
+    states.push(']');
+    let a = line.find("\"states\":[").expect("states") + 9;
+    let b = line.find("],\"time_ms\"").expect("end of states") + 1;
+    let big = format!("{}{}{}", &line[..a], states, &line[b..]);
+    std::fs::write(&j, &big).expect("write");
+    let size_mib = big.len() as f64 / (1024.0 * 1024.0);
+    let o = ptxmc(&["run", &f, "--resume", s(&j), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Resumed: 1 tests"), "{out}");
+    let peak = peak_mib(&out).expect("a peak memory figure");
+    assert!(
+        peak < 6.0 * size_mib + 20.0,
+        "{peak:.0} MiB for a {size_mib:.0} MiB file"
+    );
+    // The states survive the rewrite, and compare and merge read them.
+    let kept = std::fs::read_to_string(&j).expect("kept");
+    assert!(kept.trim_end() == big.trim_end(), "the line changed");
+    let o = ptxmc(&["compare", s(&j), s(&j)]);
+    assert!(
+        stdout(&o).contains("1 tests in both, 0 differ"),
+        "{}",
+        stdout(&o)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -19,7 +19,7 @@ pub fn merge(files: &[&Path]) -> Result<Vec<Record>, String> {
                     by_file.insert(r.file.clone(), (r, f));
                 }
                 Some((old, from)) => {
-                    if old.timeless() != r.timeless() {
+                    if !old.same_result(&r) {
                         conflicts.push(format!(
                             "{}: different results in {} and {}",
                             r.file,

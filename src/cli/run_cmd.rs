@@ -369,8 +369,13 @@ fn open_results(args: &RunArgs) -> Result<(Vec<Record>, Option<Sink>), String> {
         f.set_len(good_len).map_err(|e| err(&out, e))?;
         f.seek(SeekFrom::End(0)).map_err(|e| err(&out, e))?;
         if good_len > 0 {
-            let bytes = std::fs::read(&out).map_err(|e| err(&out, e))?;
-            if bytes.last() != Some(&b'\n') {
+            // The last byte only: the file can be gigabytes.
+            let mut last = [0u8; 1];
+            f.seek(SeekFrom::Start(good_len - 1))
+                .and_then(|_| std::io::Read::read_exact(&mut f, &mut last))
+                .and_then(|()| f.seek(SeekFrom::End(0)))
+                .map_err(|e| err(&out, e))?;
+            if last[0] != b'\n' {
                 f.write_all(b"\n").map_err(|e| err(&out, e))?;
             }
         }
