@@ -22,7 +22,13 @@ fn msum7_keeps_every_test_of_a_ptxmc_log() {
         return;
     }
     let d = scratch("herd-tools");
-    let gen = ptxmc(&["gen", "--shapes", "MP,SB", "--out", d.to_str().unwrap_or(".")]);
+    let gen = ptxmc(&[
+        "gen",
+        "--shapes",
+        "MP,SB",
+        "--out",
+        d.to_str().unwrap_or("."),
+    ]);
     assert_eq!(gen.status.code(), Some(0));
     let run = ptxmc(&["run", d.to_str().unwrap_or("."), "--no-progress"]);
     let log = stdout(&run);

@@ -15,7 +15,7 @@ use super::graph::{GraphResult, GraphSetup};
 use super::parse_cmd::read_source;
 use super::progress::Progress;
 use super::results::{self, Record, Totals};
-use super::sink::{self, Lock, Markers};
+use super::sink::{self, Lock, Markers, Sink, SINK_BUFFER};
 use super::{herd, json, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use ptxmc_checker::{Options, Report, Status, Strategy};
 use ptxmc_frontend::ir::Test;
@@ -236,64 +236,6 @@ fn seconds(flag: &str, v: f64) -> Result<Duration, String> {
     Duration::try_from_secs_f64(v)
         .map_err(|_| format!("{flag} expects a number of seconds >= 0, found `{v}`"))
 }
-
-/// The JSON Lines file being written.
-struct Sink {
-    path: PathBuf,
-    file: File,
-    failed: bool,
-    /// Lines not written yet.
-    buf: Vec<u8>,
-}
-
-impl Sink {
-    /// Queues one line; [`Sink::flush`] hands the queued lines to the OS.
-    /// A line of [`SINK_BUFFER`] bytes or more (a test with many final
-    /// states) is written at once after the queued ones, not copied.
-    fn append(&mut self, line: &str) {
-        if self.failed {
-            return;
-        }
-        if line.len() >= SINK_BUFFER {
-            self.flush();
-            if let Err(e) = self
-                .file
-                .write_all(line.as_bytes())
-                .and_then(|()| self.file.write_all(b"\n"))
-                .and_then(|()| self.file.flush())
-            {
-                eprintln!("error: {}: {}", self.path.display(), e);
-                self.failed = true;
-            }
-            return;
-        }
-        self.buf.extend_from_slice(line.as_bytes());
-        self.buf.push(b'\n');
-        if self.buf.len() >= SINK_BUFFER {
-            self.flush();
-        }
-    }
-
-    /// Writes the queued lines (one system call for all the results that
-    /// arrived since the last poll), so that a kill keeps them.
-    fn flush(&mut self) {
-        if self.failed || self.buf.is_empty() {
-            return;
-        }
-        if let Err(e) = self
-            .file
-            .write_all(&self.buf)
-            .and_then(|()| self.file.flush())
-        {
-            eprintln!("error: {}: {}", self.path.display(), e);
-            self.failed = true;
-        }
-        self.buf.clear();
-    }
-}
-
-/// Bytes of queued JSON lines that make [`Sink::append`] write at once.
-const SINK_BUFFER: usize = 1 << 16;
 
 fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {

@@ -160,6 +160,67 @@ impl Markers {
     }
 }
 
+/// The JSON Lines file being written.
+pub struct Sink {
+    /// Where.
+    pub path: PathBuf,
+    /// The open file.
+    pub file: File,
+    /// Whether a write failed (reported once; nothing more is written).
+    pub failed: bool,
+    /// Lines not written yet.
+    pub buf: Vec<u8>,
+}
+
+impl Sink {
+    /// Queues one line; [`Sink::flush`] hands the queued lines to the OS.
+    /// A line of [`SINK_BUFFER`] bytes or more (a test with many final
+    /// states) is written at once after the queued ones, not copied.
+    pub fn append(&mut self, line: &str) {
+        if self.failed {
+            return;
+        }
+        if line.len() >= SINK_BUFFER {
+            self.flush();
+            if let Err(e) = self
+                .file
+                .write_all(line.as_bytes())
+                .and_then(|()| self.file.write_all(b"\n"))
+                .and_then(|()| self.file.flush())
+            {
+                eprintln!("error: {}: {}", self.path.display(), e);
+                self.failed = true;
+            }
+            return;
+        }
+        self.buf.extend_from_slice(line.as_bytes());
+        self.buf.push(b'\n');
+        if self.buf.len() >= SINK_BUFFER {
+            self.flush();
+        }
+    }
+
+    /// Writes the queued lines (one system call for all the results that
+    /// arrived since the last poll), so that a kill keeps them.
+    pub fn flush(&mut self) {
+        if self.failed || self.buf.is_empty() {
+            return;
+        }
+        if let Err(e) = self
+            .file
+            .write_all(&self.buf)
+            .and_then(|()| self.file.flush())
+        {
+            eprintln!("error: {}: {}", self.path.display(), e);
+            self.failed = true;
+        }
+        self.buf.clear();
+    }
+}
+
+/// Bytes of queued JSON lines that make [`Sink::append`] write at once.
+pub const SINK_BUFFER: usize = 1 << 16;
+
 #[cfg(test)]
 mod tests {
     use super::*;
