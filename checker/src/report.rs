@@ -142,6 +142,22 @@ pub struct Report {
     pub witness: Option<Box<Witness>>,
 }
 
+impl Report {
+    /// The condition's verdict, or `None` when the test was not checked to
+    /// the end: a verdict needs every execution (status `ok`). An
+    /// `unsupported`, `limit` or `undefined` test (8.7.2: a data race leaves
+    /// the program outside the axioms) has none, whatever
+    /// [`Report::condition_holds`] says about the executions explored.
+    pub fn verdict(&self) -> Option<bool> {
+        (self.status == Status::Ok).then_some(self.condition_holds)
+    }
+
+    /// The liveness verdict, on the same terms as [`Report::verdict`].
+    pub fn liveness_verdict(&self) -> Option<bool> {
+        (self.status == Status::Ok).then_some(self.liveness_holds)
+    }
+}
+
 /// A consistent, terminating execution with one of its final states: the
 /// picture `ptxmc run --graph` draws.
 #[derive(Clone, Debug)]

@@ -282,18 +282,24 @@ fn limits_are_reported() {
     };
     let r = run_with(&src, &o);
     assert!(matches!(r.status, Status::Limit(_)), "{r:?}");
-    assert_eq!(r.stats.executions, 3);
-    // Six executions: reaching the limit is reported even if nothing is left.
+    // Stopped at the first execution past the bound.
+    assert_eq!(r.stats.executions, 4);
+    // Six executions: a bound of 5 is passed, a bound of exactly 6 is not
+    // (the test is checked to the end).
     let o = Options {
-        max_executions: Some(6),
+        max_executions: Some(5),
         ..opts()
     };
     assert!(matches!(run_with(&src, &o).status, Status::Limit(_)));
-    let o = Options {
-        max_executions: Some(7),
-        ..opts()
-    };
-    assert_eq!(run_with(&src, &o).status, Status::Ok);
+    for m in [6, 7] {
+        let o = Options {
+            max_executions: Some(m),
+            ..opts()
+        };
+        let r = run_with(&src, &o);
+        assert_eq!(r.status, Status::Ok, "--max-executions {m}");
+        assert_eq!(r.stats.executions, 6);
+    }
     let o = Options {
         timeout: Some(Duration::ZERO),
         ..opts()

@@ -132,7 +132,7 @@ fn annotated_names_and_code() {
             default_scope: Scope::Gpu,
         },
     );
-    assert_eq!(t.name, "SB+fence.sc.gpus@sys");
+    assert_eq!(t.name, "SB+fence.sc.gpus-sys");
     assert!(t.text.contains(" P0@cta 0,gpu 0 | P1@cta 0,gpu 1 ;"));
     let t = one_with(
         "PodWW Rfe PodRR Fre",
@@ -141,7 +141,7 @@ fn annotated_names_and_code() {
             default_scope: Scope::Gpu,
         },
     );
-    assert_eq!(t.name, "MP+pos@cluster");
+    assert_eq!(t.name, "MP+pos-cluster");
     assert!(t
         .text
         .contains("P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0"));
@@ -154,7 +154,7 @@ fn annotated_names_and_code() {
             default_scope: Scope::Sys,
         },
     );
-    assert_eq!(t.name, "MP+rel.sys+rlx.cta@cta");
+    assert_eq!(t.name, "MP+rel.sys+rlx.cta-cta");
     assert_eq!(threads(&t)[1], "ld.relaxed.cta r0, y; ld.relaxed.cta r1, x");
 }
 
@@ -469,16 +469,16 @@ fn default_family_is_large_distinct_and_parses() {
     for want in [
         "MP+pos",
         "MP+rel.gpu+acq.gpu",
-        "MP+rel.cta+acq.cta@cta",
-        "MP+rel.gpu+acq.gpu@sys",
-        "MP+fence.acq_rel.clusters@cluster",
+        "MP+rel.cta+acq.cta-cta",
+        "MP+rel.gpu+acq.gpu-sys",
+        "MP+fence.acq_rel.clusters-cluster",
         "MP+rel.gpu.exch+acq.gpu",
         "MP+rel.gpu+acq.gpu.add",
         "SB+fence.sc.gpus",
         "LB+datas",
-        "IRIW+rlx.sys+fence.sc.sys+rlx.sys+fence.sc.sys@sys",
+        "IRIW+rlx.sys+fence.sc.sys+rlx.sys+fence.sc.sys-sys",
         "ISA2+rel.gpu+ra.gpu+acq.gpu",
-        "CoRR+rlx.ctas@cta",
+        "CoRR+rlx.ctas-cta",
     ] {
         assert!(names.contains(want), "{want} missing");
     }
@@ -504,11 +504,8 @@ fn doc_string_cycle_regenerates_the_test() {
     for t in default_family().tests.iter().step_by(11) {
         let placement = Placement::ALL
             .into_iter()
-            .find(|p| match p {
-                Placement::Gpu => !t.name.contains('@'),
-                p => t.name.ends_with(&format!("@{}", p.as_str())),
-            })
-            .unwrap();
+            .find(|p| *p != Placement::Gpu && t.name.ends_with(&format!("-{}", p.as_str())))
+            .unwrap_or(Placement::Gpu);
         let cs = parse_cycle(&t.cycle).unwrap_or_else(|e| panic!("{}: {e}", t.cycle));
         assert_eq!(cs.len(), 1);
         let again = build(
@@ -579,10 +576,10 @@ fn axes_select_the_product() {
     assert_eq!(
         names,
         [
-            "MP+rel.gpu+acq.cta@cta",
-            "MP+rel.gpu+acq.cta@cluster",
+            "MP+rel.gpu+acq.cta-cta",
+            "MP+rel.gpu+acq.cta-cluster",
             "MP+rel.gpu+acq.cta",
-            "MP+rel.gpu+acq.cta@sys",
+            "MP+rel.gpu+acq.cta-sys",
         ]
     );
 }

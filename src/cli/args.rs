@@ -387,9 +387,18 @@ pub struct RunArgs {
         allow_negative_numbers = true
     )]
     pub progress_interval: f64,
-    /// Print the statistics summary in `key=value` form too.
+    /// Also print the run's figures for scripts, one `stats.KEY: VALUE` line
+    /// each (tests, jobs, executions, wall time, peak memory, time per
+    /// phase; docs/cli/run.md lists them).
     #[arg(long)]
     pub stats: bool,
+    /// Exit with 1 unless every test has a verdict, every claim holds and
+    /// no liveness is violated: a failed claim (`No`), a liveness violation,
+    /// or a test without a verdict (unsupported, limit, undefined, a file
+    /// that cannot be read or parsed) fails the run. For CI jobs verifying
+    /// idioms.
+    #[arg(long)]
+    pub require_ok: bool,
 }
 
 /// `ptxmc explain`.

@@ -2,11 +2,13 @@
 //! result files (like herd's mcompare7).
 
 use super::args::CompareArgs;
+use super::collect::normalise;
 use super::results::{self, Record};
 use super::{EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
+use std::path::Path;
 
 /// One final state as herd prints it: `1:r0=1; 1:r1=0;`.
 fn state_text(s: &Value) -> String {
@@ -22,9 +24,8 @@ fn state_text(s: &Value) -> String {
 
 /// The final states of a record, as a set (counts aside).
 fn states(r: &Record) -> BTreeSet<String> {
-    r.value
-        .get("states")
-        .and_then(Value::as_array)
+    r.states_value()
+        .as_array()
         .map(|a| a.iter().map(state_text).collect())
         .unwrap_or_default()
 }
@@ -47,6 +48,11 @@ pub fn differences(a: &Record, b: &Record) -> Vec<String> {
             out.push(format!("{k}: {x} | {y}"));
         }
     }
+    // The same text is the same states (one writer, sorted); only states
+    // that differ as text are parsed.
+    if a.states_text() == b.states_text() {
+        return out;
+    }
     let (sa, sb) = (states(a), states(b));
     if sa != sb {
         // Like diff: `<` only in the first file, `>` only in the second.
@@ -67,18 +73,68 @@ fn keyed(records: Vec<Record>, by_name: bool) -> BTreeMap<String, Record> {
         let k = if by_name {
             r.name().to_string()
         } else {
-            r.file.clone()
+            normalise(Path::new(&r.file)).display().to_string()
         };
         m.entry(k).or_insert(r);
     }
     m
 }
 
+/// Runs made from different folders name the same file differently
+/// (`corpus/idioms/a.litmus` from the repository, `idioms/a.litmus` from
+/// `corpus/`, or an absolute path): each key of `b` found in `a` under no
+/// spelling is renamed to the one key of `a`, not in `b` either, whose path
+/// ends with it or that it ends with (whole components). Keys with no such
+/// key, or with several, stay as they are.
+fn align(a: &BTreeMap<String, Record>, b: BTreeMap<String, Record>) -> BTreeMap<String, Record> {
+    let only_a: Vec<&String> = a.keys().filter(|k| !b.contains_key(*k)).collect();
+    if only_a.is_empty() {
+        return b;
+    }
+    let mut by_file: HashMap<&std::ffi::OsStr, Vec<&String>> = HashMap::new();
+    for k in &only_a {
+        if let Some(f) = Path::new(k.as_str()).file_name() {
+            by_file.entry(f).or_default().push(k);
+        }
+    }
+    let mut taken: HashSet<&String> = HashSet::new();
+    let mut out = BTreeMap::new();
+    for (k, r) in b {
+        let mut key = k.clone();
+        if !a.contains_key(&k) {
+            let p = Path::new(&k);
+            let fits: Vec<&&String> = p
+                .file_name()
+                .and_then(|f| by_file.get(f))
+                .map(|c| {
+                    c.iter()
+                        .filter(|x| {
+                            let q = Path::new(x.as_str());
+                            q.ends_with(p) || p.ends_with(q)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let [one] = fits.as_slice() {
+                if taken.insert(one) {
+                    key = (**one).clone();
+                }
+            }
+        }
+        out.entry(key).or_insert(r);
+    }
+    out
+}
+
 /// Runs the subcommand; returns the exit code.
 pub fn run(args: &CompareArgs) -> u8 {
     let load = |p: &std::path::Path| results::load_warn(p);
     let (a, b) = match (load(&args.a), load(&args.b)) {
-        (Ok(a), Ok(b)) => (keyed(a, args.by_name), keyed(b, args.by_name)),
+        (Ok(a), Ok(b)) => {
+            let (a, b) = (keyed(a, args.by_name), keyed(b, args.by_name));
+            let b = if args.by_name { b } else { align(&a, b) };
+            (a, b)
+        }
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("error: {e}");
             return EXIT_ERROR;

@@ -12,9 +12,59 @@ pub fn kind(q: Quantifier) -> &'static str {
     }
 }
 
-/// herd's observation: whether the proposition is seen never, sometimes or always.
-pub fn observation(r: &Report) -> &'static str {
-    match (r.positive, r.negative) {
+/// herd's validation word (the line after the final states): `Ok`/`No`
+/// for a test checked to the end, `Undef` for an undefined one (herd's word
+/// for a test whose executions leave the model, 8.7.2), and `??` (herd's
+/// "don't know") for a test without a verdict (`unsupported`, `limit`).
+pub fn validation(r: &Report) -> &'static str {
+    match (&r.status, r.verdict()) {
+        (_, Some(true)) => "Ok",
+        (_, Some(false)) => "No",
+        (Status::Undefined(_), None) => "Undef",
+        _ => "??",
+    }
+}
+
+/// The final states a report may show: none for an `unsupported` test
+/// (what an explorer saw before it met the unsupported construct depends on
+/// the explorer, so showing it would make strategies disagree).
+pub fn shown_states(r: &Report) -> &[(ptxmc_checker::FinalState, u64)] {
+    match r.status {
+        Status::Unsupported(_) => &[],
+        _ => &r.states,
+    }
+}
+
+/// The (positive, negative) counts a report may show: zero for an
+/// `unsupported` test (see [`shown_states`]).
+pub fn shown_counts(r: &Report) -> (u64, u64) {
+    match r.status {
+        Status::Unsupported(_) => (0, 0),
+        _ => (r.positive, r.negative),
+    }
+}
+
+/// A stable hash of the test's IR, as herd's `Hash=` line gives one: 128-bit
+/// FNV-1a of the test printed back as litmus text from its initial state on
+/// (the name and the doc string are left out, as herd leaves out the name),
+/// in 32 hex digits. Equal IRs give equal hashes on every machine and run.
+pub fn hash(test: &Test) -> String {
+    let text = ptxmc_frontend::print(test);
+    let body = text.find("\n{").map_or(text.as_str(), |at| &text[at + 1..]);
+    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013B;
+    let mut h = OFFSET;
+    for b in body.bytes() {
+        h ^= u128::from(b);
+        h = h.wrapping_mul(PRIME);
+    }
+    format!("{h:032x}")
+}
+
+/// herd's observation: whether the proposition is seen never, sometimes or
+/// always, from the (positive, negative) counts.
+pub fn observation(positive: u64, negative: u64) -> &'static str {
+    match (positive, negative) {
         (0, _) => "Never",
         (_, 0) => "Always",
         _ => "Sometimes",
@@ -98,20 +148,24 @@ pub fn push_i64(w: &mut Vec<u8>, v: i64) {
 /// Appends the herd7-style block for one test, plus ptxmc's `Executions` and
 /// `Liveness` lines. The final states are written straight into `s`, with
 /// the term names rendered once per test, not once per state.
+///
+/// Only a test checked to the end carries a verdict: the validation line is
+/// [`validation`]'s word and the liveness line `Liveness ??` for the others.
 pub fn write_block(s: &mut Vec<u8>, test: &Test, r: &Report) {
     use std::io::Write as _;
     // Writing into a `Vec<u8>` cannot fail: the results are ignored.
     let name = &test.name;
     write_header(s, test, r);
-    let _ = writeln!(s, "States {}", r.states.len());
+    let states = shown_states(r);
+    let _ = writeln!(s, "States {}", states.len());
     let prefixes: Vec<String> = r
         .state_terms
         .iter()
         .map(|t| format!("{}=", term(test, t)))
         .collect();
     let per_state: usize = prefixes.iter().map(|p| p.len() + 6).sum::<usize>() + 1;
-    s.reserve(r.states.len() * per_state + 512);
-    for (st, _) in &r.states {
+    s.reserve(states.len() * per_state + 512);
+    for (st, _) in states {
         for (p, v) in prefixes.iter().zip(&st.0) {
             s.extend_from_slice(p.as_bytes());
             push_i64(s, *v);
@@ -119,32 +173,38 @@ pub fn write_block(s: &mut Vec<u8>, test: &Test, r: &Report) {
         }
         s.push(b'\n');
     }
-    let _ = writeln!(s, "{}", if r.condition_holds { "Ok" } else { "No" });
+    let _ = writeln!(s, "{}", validation(r));
     let _ = writeln!(s, "Witnesses");
-    let _ = writeln!(s, "Positive: {} Negative: {}", r.positive, r.negative);
+    let (positive, negative) = shown_counts(r);
+    // herd7 counts, for `~exists`, the outcomes that satisfy the condition
+    // (not the proposition) as positive: the pair is swapped. `Observation`
+    // keeps the proposition's counts for every quantifier, as herd7 does.
+    let (wp, wn) = match test.condition.quantifier {
+        Quantifier::NotExists => (negative, positive),
+        Quantifier::Exists | Quantifier::Forall => (positive, negative),
+    };
+    let _ = writeln!(s, "Positive: {wp} Negative: {wn}");
     let _ = writeln!(s, "Condition {}", condition(test));
-    let _ = writeln!(
-        s,
-        "Observation {} {} {} {}",
-        name,
-        observation(r),
-        r.positive,
-        r.negative
-    );
+    let obs = observation(positive, negative);
+    let _ = writeln!(s, "Observation {name} {obs} {positive} {negative}");
     let _ = writeln!(s, "Time {} {:.3}", name, r.time.as_secs_f64());
+    let _ = writeln!(s, "Hash={}", hash(test));
     let _ = writeln!(
         s,
         "Executions {} (blocked {}, pruned {})",
         r.stats.executions, r.stats.blocked, r.stats.pruned
     );
-    match (&r.liveness_holds, &r.liveness_note) {
-        (true, None) => {
+    match (r.liveness_verdict(), &r.liveness_note) {
+        (None, _) => {
+            let _ = writeln!(s, "Liveness ??");
+        }
+        (Some(true), None) => {
             let _ = writeln!(s, "Liveness ok");
         }
-        (true, Some(n)) => {
+        (Some(true), Some(n)) => {
             let _ = writeln!(s, "Liveness ok ({n})");
         }
-        (false, n) => {
+        (Some(false), n) => {
             let _ = writeln!(
                 s,
                 "Liveness violated: {}",

@@ -75,20 +75,27 @@ fn checked(w: &mut Vec<u8>, test: &Test, r: &Report) {
     string(w, herd::kind(test.condition.quantifier));
     w.extend_from_slice(b",\"condition\":");
     string(w, &herd::condition(test));
+    // A verdict only for a test checked to the end (status `ok`): null for
+    // `unsupported`, `limit` and `undefined`, whatever the strategy.
     w.extend_from_slice(b",\"condition_holds\":");
-    boolean(w, r.condition_holds);
+    option_bool(w, r.verdict());
     w.extend_from_slice(b",\"liveness_holds\":");
-    boolean(w, r.liveness_holds);
+    option_bool(w, r.liveness_verdict());
     w.extend_from_slice(b",\"liveness_note\":");
-    match &r.liveness_note {
-        None => w.extend_from_slice(b"null"),
-        Some(n) => string(w, n),
+    match (&r.liveness_note, r.liveness_verdict()) {
+        (Some(n), Some(_)) => string(w, n),
+        _ => w.extend_from_slice(b"null"),
     }
     w.extend_from_slice(b",\"observation\":");
-    string(w, herd::observation(r));
+    let (positive, negative) = herd::shown_counts(r);
+    match r.verdict() {
+        Some(_) => string(w, herd::observation(positive, negative)),
+        None => w.extend_from_slice(b"null"),
+    }
+    let unsupported = matches!(r.status, Status::Unsupported(_));
     for (key, n) in [
-        ("positive", r.positive),
-        ("negative", r.negative),
+        ("positive", positive),
+        ("negative", negative),
         ("executions", r.stats.executions),
         ("blocked", r.stats.blocked),
         ("pruned", r.stats.pruned),
@@ -98,7 +105,13 @@ fn checked(w: &mut Vec<u8>, test: &Test, r: &Report) {
         w.extend_from_slice(b",\"");
         w.extend_from_slice(key.as_bytes());
         w.extend_from_slice(b"\":");
-        herd::push_u64(w, n);
+        if unsupported && matches!(key, "positive" | "negative") {
+            // Not counted: what the explorer saw before the unsupported
+            // construct depends on the explorer.
+            w.extend_from_slice(b"null");
+        } else {
+            herd::push_u64(w, n);
+        }
     }
     w.extend_from_slice(b",\"states\":[");
     states(w, test, r);
@@ -127,7 +140,7 @@ fn states(w: &mut Vec<u8>, test: &Test, r: &Report) {
     let distinct = keys.iter().enumerate().all(|(i, k)| !keys[..i].contains(k));
     // Slow path only: (position of the key's first occurrence, value).
     let mut merged: Vec<(usize, i64)> = Vec::new();
-    for (i, (st, n)) in r.states.iter().enumerate() {
+    for (i, (st, n)) in herd::shown_states(r).iter().enumerate() {
         if i > 0 {
             w.push(b',');
         }
@@ -187,8 +200,12 @@ fn float(w: &mut Vec<u8>, x: f64) {
     let _ = serde_json::to_writer(&mut *w, &x);
 }
 
-fn boolean(w: &mut Vec<u8>, b: bool) {
-    w.extend_from_slice(if b { b"true" } else { b"false" });
+fn option_bool(w: &mut Vec<u8>, b: Option<bool>) {
+    w.extend_from_slice(match b {
+        Some(true) => b"true",
+        Some(false) => b"false",
+        None => b"null",
+    });
 }
 
 /// The fields of [`outcome_line`] that the summary and the expectation
@@ -208,8 +225,8 @@ pub fn summary(o: &Outcome) -> Value {
         }
         OutcomeKind::Checked { report: r, .. } => {
             m.insert("status".into(), Value::from(r.status.name()));
-            m.insert("condition_holds".into(), Value::from(r.condition_holds));
-            m.insert("liveness_holds".into(), Value::from(r.liveness_holds));
+            m.insert("condition_holds".into(), Value::from(r.verdict()));
+            m.insert("liveness_holds".into(), Value::from(r.liveness_verdict()));
             m.insert("executions".into(), Value::from(r.stats.executions));
             m.insert("blocked".into(), Value::from(r.stats.blocked));
             m.insert("pruned".into(), Value::from(r.stats.pruned));

@@ -19,7 +19,7 @@ pub fn merge(files: &[&Path]) -> Result<Vec<Record>, String> {
                     by_file.insert(r.file.clone(), (r, f));
                 }
                 Some((old, from)) => {
-                    if old.timeless() != r.timeless() {
+                    if !old.same_result(&r) {
                         conflicts.push(format!(
                             "{}: different results in {} and {}",
                             r.file,
@@ -79,6 +79,7 @@ pub fn run(args: &MergeArgs) -> u8 {
         merged.len()
     );
     let _ = writeln!(text, "{}", t.line());
+    let _ = writeln!(text, "{}", t.verdict_line());
     let _ = writeln!(
         text,
         "Explored {} executions ({} blocked, {} pruned, {} duplicates); checking time {:.3} s (sum over tests)",

@@ -5,6 +5,7 @@ mod args;
 mod bench_cmd;
 mod collect;
 mod compare_cmd;
+mod crash;
 mod expect;
 mod explain_cmd;
 mod explain_words;
@@ -21,6 +22,7 @@ mod progress;
 mod prop;
 mod results;
 mod run_cmd;
+mod sink;
 mod stats;
 mod svg;
 

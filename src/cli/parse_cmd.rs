@@ -49,7 +49,9 @@ pub fn run(args: &ParseArgs) -> u8 {
             }
         }
     }
-    let _ = writeln!(out, "parsed {parsed}, failed {failed}");
+    // A comment, so that the output of one file is itself a litmus file
+    // that parses to the same IR.
+    let _ = writeln!(out, "(* parsed {parsed}, failed {failed} *)");
     if failed == 0 {
         EXIT_OK
     } else {

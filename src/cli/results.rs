@@ -16,14 +16,63 @@ pub struct Record {
     /// The line as written (no newline); empty for a test checked by a run
     /// that writes no JSON ([`Record::fresh`]).
     pub line: String,
-    /// The parsed object.
+    /// The parsed object, without its final states: `states` is `[]` here
+    /// and the states stay as text in `line` ([`Record::states_text`]), so
+    /// that reading back a test with a million final states costs its line,
+    /// not a JSON tree twenty times its size.
     pub value: Value,
+    /// Where the `states` array is in `line` (bytes), when it has one.
+    states: Option<(usize, usize)>,
+}
+
+/// The byte range of the top-level `"states":[...]` array's value in a
+/// result line. Inside a JSON string a `"` is escaped, so `"states":[`
+/// occurs only as a key; the end is found by bracket depth, skipping
+/// strings.
+fn states_span(line: &str) -> Option<(usize, usize)> {
+    const KEY: &str = "\"states\":[";
+    let start = line.rfind(KEY)? + KEY.len() - 1;
+    let b = line.as_bytes();
+    let (mut depth, mut i, mut in_str) = (0usize, start, false);
+    while i < b.len() {
+        match (in_str, b[i]) {
+            (true, b'\\') => i += 1,
+            (true, b'"') => in_str = false,
+            (false, b'"') => in_str = true,
+            (false, b'[' | b'{') => depth += 1,
+            (false, b']' | b'}') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some((start, i + 1));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 impl Record {
     /// Parses one JSON Lines line; it must be an object with a string `file`.
     pub fn parse(line: &str) -> Result<Record, String> {
-        let value: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        Self::parse_owned(line.to_string())
+    }
+
+    /// [`Record::parse`] of a line already owned.
+    pub fn parse_owned(line: String) -> Result<Record, String> {
+        let states = states_span(&line);
+        let value: Value = match states {
+            Some((a, b)) => {
+                let mut rest = String::with_capacity(line.len() - (b - a) + 2);
+                rest.push_str(&line[..a]);
+                rest.push_str("[]");
+                rest.push_str(&line[b..]);
+                serde_json::from_str(&rest)
+            }
+            None => serde_json::from_str(&line),
+        }
+        .map_err(|e| e.to_string())?;
         let file = value
             .get("file")
             .and_then(Value::as_str)
@@ -31,9 +80,20 @@ impl Record {
             .to_string();
         Ok(Record {
             file,
-            line: line.to_string(),
+            line,
             value,
+            states,
         })
+    }
+
+    /// The `states` array as written (`[...]`), or `[]`.
+    pub fn states_text(&self) -> &str {
+        self.states.map_or("[]", |(a, b)| &self.line[a..b])
+    }
+
+    /// The final states, parsed (for a comparison that found them different).
+    pub fn states_value(&self) -> Value {
+        serde_json::from_str(self.states_text()).unwrap_or(Value::Null)
     }
 
     /// The record of a test checked now: `value` holds only the fields the
@@ -47,7 +107,12 @@ impl Record {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        Record { file, line, value }
+        Record {
+            file,
+            line,
+            value,
+            states: None,
+        }
     }
 
     /// The test name.
@@ -76,7 +141,8 @@ impl Record {
         self.value.get(key).and_then(Value::as_u64).unwrap_or(0)
     }
 
-    /// The object without `time_ms`, the one field that differs between runs.
+    /// The object without `time_ms`, the one field that differs between
+    /// runs (its `states` left out: compare [`Record::states_text`] too).
     pub fn timeless(&self) -> Value {
         let mut v = self.value.clone();
         if let Some(o) = v.as_object_mut() {
@@ -85,9 +151,15 @@ impl Record {
         v
     }
 
-    /// Whether the file could not be read or parsed.
+    /// Whether two records give the same result: every field but `time_ms`.
+    pub fn same_result(&self, o: &Record) -> bool {
+        self.states_text() == o.states_text() && self.timeless() == o.timeless()
+    }
+
+    /// Whether the file could not be read or parsed, or took the process
+    /// down (`crash`).
     pub fn is_error(&self) -> bool {
-        matches!(self.status(), "parse-error" | "read-error")
+        matches!(self.status(), "parse-error" | "read-error" | "crash")
     }
 }
 
@@ -105,40 +177,55 @@ pub struct Loaded {
 /// killed mid-write) is dropped and reported in [`Loaded::dropped_tail`]; a
 /// broken line before the last is an error naming the file and line.
 pub fn load(path: &Path) -> Result<Loaded, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {}", path.display(), e))?;
-    let text = String::from_utf8_lossy(&bytes);
+    use std::io::BufRead;
+    let err = |e: std::io::Error| format!("{}: {}", path.display(), e);
+    // Line by line: the file is never held whole besides its records.
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path).map_err(err)?);
     let mut records = Vec::new();
-    let mut offset = 0usize;
-    let mut good_len = 0usize;
-    let mut dropped_tail = false;
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    for (i, raw) in lines.iter().enumerate() {
+    let (mut offset, mut good_len) = (0u64, 0u64);
+    let mut pending: Option<(usize, String, u64)> = None;
+    let mut buf = Vec::new();
+    let mut n = 0usize;
+    loop {
+        buf.clear();
+        let read = reader.read_until(b'\n', &mut buf).map_err(err)?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
         let start = offset;
-        offset += raw.len();
-        let line = raw.trim_end_matches(['\n', '\r']);
+        offset += read as u64;
+        // The buffer becomes the record's line: no copy of a long line.
+        let mut line = String::from_utf8(std::mem::take(&mut buf))
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        while line.ends_with(['\n', '\r']) {
+            line.pop();
+        }
         if line.trim().is_empty() {
-            good_len = offset;
+            if pending.is_none() {
+                good_len = offset;
+            }
             continue;
         }
-        match Record::parse(line) {
+        if let Some((i, e, _)) = pending.take() {
+            // A broken line with more after it: not a cut last line.
+            return Err(format!("{}:{}: {}", path.display(), i, e));
+        }
+        match Record::parse_owned(line) {
             Ok(r) => {
                 records.push(r);
                 good_len = offset;
             }
-            Err(e) => {
-                let is_last = lines[i + 1..].iter().all(|l| l.trim().is_empty());
-                if is_last {
-                    dropped_tail = true;
-                    good_len = start;
-                    break;
-                }
-                return Err(format!("{}:{}: {}", path.display(), i + 1, e));
-            }
+            Err(e) => pending = Some((n, e, start)),
         }
+    }
+    let dropped_tail = pending.is_some();
+    if let Some((_, _, start)) = pending {
+        good_len = start;
     }
     Ok(Loaded {
         records,
-        good_len: good_len as u64,
+        good_len,
         dropped_tail,
     })
 }
@@ -183,10 +270,18 @@ pub fn write_atomically(path: &Path, records: &[Record]) -> std::io::Result<()> 
 pub struct Totals {
     /// Tests.
     pub tests: usize,
-    /// By status: ok, unsupported, undefined, limit, parse-error, read-error.
-    pub by_status: [usize; 6],
+    /// By status: ok, unsupported, undefined, limit, parse-error,
+    /// read-error, crash.
+    pub by_status: [usize; 7],
     /// Tests whose liveness is violated.
     pub live_violations: usize,
+    /// Tests whose claim (the condition's quantifier) holds.
+    pub holds: usize,
+    /// Tests whose claim fails.
+    pub fails: usize,
+    /// Tests without a verdict: not checked to the end (unsupported, limit,
+    /// undefined) or not read or parsed.
+    pub no_verdict: usize,
     /// Executions, blocked, pruned, duplicates.
     pub executions: u64,
     /// Blocked executions.
@@ -211,10 +306,19 @@ impl Totals {
                 "undefined" => 2,
                 "limit" => 3,
                 "parse-error" => 4,
+                "crash" => 6,
                 _ => 5,
             };
             t.by_status[k] += 1;
-            t.live_violations += usize::from(r.flag("liveness_holds") == Some(false));
+            t.live_violations +=
+                usize::from(r.status() == "ok" && r.flag("liveness_holds") == Some(false));
+            // Only a test checked to the end has a verdict (records written
+            // before verdicts were null for other statuses say `true`/`false`).
+            match (r.status(), r.flag("condition_holds")) {
+                ("ok", Some(true)) => t.holds += 1,
+                ("ok", Some(false)) => t.fails += 1,
+                _ => t.no_verdict += 1,
+            }
             t.executions += r.count("executions");
             t.blocked += r.count("blocked");
             t.pruned += r.count("pruned");
@@ -228,13 +332,33 @@ impl Totals {
         t
     }
 
-    /// The `Summary: ...` line.
+    /// The `Summary: ...` line (crashes only when there are some).
     pub fn line(&self) -> String {
         let n = &self.by_status;
+        let crashes = if n[6] > 0 {
+            format!(", {} crashes", n[6])
+        } else {
+            String::new()
+        };
         format!(
-            "Summary: {} tests: {} ok, {} unsupported, {} undefined, {} limit, {} parse errors, {} read errors; {} liveness violations",
-            self.tests, n[0], n[1], n[2], n[3], n[4], n[5], self.live_violations
+            "Summary: {} tests: {} ok, {} unsupported, {} undefined, {} limit, {} parse errors, {} read errors{}; {} liveness violations",
+            self.tests, n[0], n[1], n[2], n[3], n[4], n[5], crashes, self.live_violations
         )
+    }
+
+    /// The `Verdicts: ...` line: claims that hold, claims that fail, tests
+    /// without a verdict, liveness violations.
+    pub fn verdict_line(&self) -> String {
+        format!(
+            "Verdicts: {} hold, {} fail, {} without a verdict; {} liveness violations",
+            self.holds, self.fails, self.no_verdict, self.live_violations
+        )
+    }
+
+    /// Whether `--require-ok` passes: every test has a verdict, every claim
+    /// holds and no liveness is violated.
+    pub fn all_ok(&self) -> bool {
+        self.fails == 0 && self.no_verdict == 0 && self.live_violations == 0
     }
 }
 
@@ -387,6 +511,25 @@ mod tests {
             (1, false, 12)
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn states_stay_text_and_the_rest_is_parsed() {
+        let line = r#"{"file":"a \"states\":[","name":"n","states":[{"values":{"x[1]":1,"q\"]":2},"count":3}],"time_ms":1.5}"#;
+        let r = Record::parse(line).expect("parses");
+        assert_eq!(r.file, "a \"states\":[");
+        assert_eq!(r.value["states"], serde_json::json!([]));
+        assert_eq!(r.value["time_ms"], 1.5);
+        assert_eq!(
+            r.states_text(),
+            r#"[{"values":{"x[1]":1,"q\"]":2},"count":3}]"#
+        );
+        assert_eq!(r.states_value()[0]["count"], 3);
+        let other = Record::parse(&line.replace("\"count\":3", "\"count\":4")).expect("parses");
+        assert!(!r.same_result(&other));
+        let later = Record::parse(&line.replace("1.5", "2.5")).expect("parses");
+        assert!(r.same_result(&later));
+        assert_eq!(r.line, line);
     }
 
     #[test]

@@ -10,16 +10,17 @@
 //! for every `-j`, shard split or resumption (apart from `time_ms`).
 
 use super::args::RunArgs;
-use super::collect::litmus_files;
+use super::collect::{self, normalise};
 use super::graph::{GraphResult, GraphSetup};
 use super::parse_cmd::read_source;
 use super::progress::Progress;
 use super::results::{self, Record, Totals};
+use super::sink::{self, Lock, Markers, Sink, SINK_BUFFER};
 use super::{herd, json, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use ptxmc_checker::{Options, Reading, Report, Status};
 use ptxmc_frontend::ir::Test;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -122,6 +123,10 @@ struct Job<'a> {
     quiet: bool,
     /// Whether JSON lines are written (`--json` or `--resume`).
     json: bool,
+    /// Paths found unreadable while collecting files, with the error.
+    unreadable: &'a HashMap<PathBuf, String>,
+    /// Where each test is marked as started before it is checked.
+    markers: Option<&'a Markers>,
 }
 
 fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
@@ -130,7 +135,12 @@ fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
         graph,
         quiet,
         json,
+        unreadable,
+        markers,
     } = job;
+    if let Some(m) = markers {
+        m.start(file);
+    }
     let mut phases = Phases::default();
     let t0 = Instant::now();
     let name = file
@@ -138,7 +148,11 @@ fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut graph_result = GraphResult::NoWitness;
-    let outcome = match read_source(file) {
+    let source = match unreadable.get(file) {
+        Some(e) => Err(format!("{}: {}", file.display(), e)),
+        None => read_source(file),
+    };
+    let outcome = match source {
         Err(message) => Outcome {
             file: file.to_path_buf(),
             name,
@@ -221,69 +235,33 @@ fn seconds(flag: &str, v: f64) -> Result<Duration, String> {
         .map_err(|_| format!("{flag} expects a number of seconds >= 0, found `{v}`"))
 }
 
-/// The JSON Lines file being written.
-struct Sink {
-    path: PathBuf,
-    file: File,
-    failed: bool,
-    /// Lines not written yet.
-    buf: Vec<u8>,
-}
-
-impl Sink {
-    /// Queues one line; [`Sink::flush`] hands the queued lines to the OS.
-    /// A line of [`SINK_BUFFER`] bytes or more (a test with many final
-    /// states) is written at once after the queued ones, not copied.
-    fn append(&mut self, line: &str) {
-        if self.failed {
-            return;
-        }
-        if line.len() >= SINK_BUFFER {
-            self.flush();
-            if let Err(e) = self
-                .file
-                .write_all(line.as_bytes())
-                .and_then(|()| self.file.write_all(b"\n"))
-                .and_then(|()| self.file.flush())
-            {
-                eprintln!("error: {}: {}", self.path.display(), e);
-                self.failed = true;
-            }
-            return;
-        }
-        self.buf.extend_from_slice(line.as_bytes());
-        self.buf.push(b'\n');
-        if self.buf.len() >= SINK_BUFFER {
-            self.flush();
-        }
-    }
-
-    /// Writes the queued lines (one system call for all the results that
-    /// arrived since the last poll), so that a kill keeps them.
-    fn flush(&mut self) {
-        if self.failed || self.buf.is_empty() {
-            return;
-        }
-        if let Err(e) = self
-            .file
-            .write_all(&self.buf)
-            .and_then(|()| self.file.flush())
-        {
-            eprintln!("error: {}: {}", self.path.display(), e);
-            self.failed = true;
-        }
-        self.buf.clear();
-    }
-}
-
-/// Bytes of queued JSON lines that make [`Sink::append`] write at once.
-const SINK_BUFFER: usize = 1 << 16;
-
 fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,
     }
+}
+
+/// Refuses to resume from (and so truncate or rewrite) a file that is not
+/// ptxmc's JSON Lines: one with content but no record, or whose records
+/// lack a `status`.
+fn refuse_foreign(path: &Path, l: &results::Loaded) -> Result<(), String> {
+    let empty = std::fs::metadata(path)
+        .map(|m| m.len() == 0)
+        .unwrap_or(true);
+    let foreign = l.records.iter().any(|r| {
+        r.value
+            .get("status")
+            .and_then(serde_json::Value::as_str)
+            .is_none()
+    });
+    if foreign || (l.records.is_empty() && !empty && l.dropped_tail) {
+        return Err(format!(
+            "{}: not a ptxmc results file (JSON Lines of `ptxmc run --json`); left as it is",
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 /// The results of a previous run (`--resume`) and the file to stream to.
@@ -308,6 +286,7 @@ fn open_results(args: &RunArgs) -> Result<(Vec<Record>, Option<Sink>), String> {
     };
     let (previous, good_len, dropped) = if resume.exists() {
         let l = results::load(resume)?;
+        refuse_foreign(resume, &l)?;
         (l.records, l.good_len, l.dropped_tail)
     } else {
         (Vec::new(), 0, false)
@@ -330,8 +309,13 @@ fn open_results(args: &RunArgs) -> Result<(Vec<Record>, Option<Sink>), String> {
         f.set_len(good_len).map_err(|e| err(&out, e))?;
         f.seek(SeekFrom::End(0)).map_err(|e| err(&out, e))?;
         if good_len > 0 {
-            let bytes = std::fs::read(&out).map_err(|e| err(&out, e))?;
-            if bytes.last() != Some(&b'\n') {
+            // The last byte only: the file can be gigabytes.
+            let mut last = [0u8; 1];
+            f.seek(SeekFrom::Start(good_len - 1))
+                .and_then(|_| std::io::Read::read_exact(&mut f, &mut last))
+                .and_then(|()| f.seek(SeekFrom::End(0)))
+                .map_err(|e| err(&out, e))?;
+            if last[0] != b'\n' {
                 f.write_all(b"\n").map_err(|e| err(&out, e))?;
             }
         }
@@ -470,12 +454,41 @@ pub fn run(args: &RunArgs) -> u8 {
     }
 }
 
-fn run_checked(args: &RunArgs) -> Result<u8, String> {
-    let all_files = litmus_files(&args.paths)?;
-    let rows = results::read_expectations(&args.expect)?;
-    if args.jobs == Some(0) {
-        return Err("-j must be at least 1".into());
+/// The most worker threads per core `-j` may ask for: more only adds
+/// memory (a pool and a graph per thread) and switching between them.
+const JOBS_PER_CORE: usize = 4;
+
+/// `-j N` capped at [`JOBS_PER_CORE`] times the available parallelism, with
+/// a message when it is.
+fn capped_jobs(asked: Option<usize>, quiet: bool) -> Result<usize, String> {
+    let cores = default_jobs();
+    match asked {
+        None => Ok(cores),
+        Some(0) => Err("-j must be at least 1".into()),
+        Some(n) if n > JOBS_PER_CORE * cores => {
+            let cap = JOBS_PER_CORE * cores;
+            if !quiet {
+                eprintln!("-j {n}: capped to {cap} ({JOBS_PER_CORE} per available core)");
+            }
+            Ok(cap)
+        }
+        Some(n) => Ok(n),
     }
+}
+
+fn run_checked(args: &RunArgs) -> Result<u8, String> {
+    let collected = collect::collect(&args.paths)?;
+    let unreadable: HashMap<PathBuf, String> = collected.unreadable.iter().cloned().collect();
+    let mut all_files = collected.files;
+    if !unreadable.is_empty() {
+        // Each is checked as a file that cannot be read: a `read-error`
+        // record naming it, and the batch goes on.
+        all_files.extend(unreadable.keys().cloned());
+        all_files.sort();
+        all_files.dedup();
+    }
+    let rows = results::read_expectations(&args.expect)?;
+    let jobs = capped_jobs(args.jobs, args.quiet)?;
     let timeout = args.timeout.map(|t| seconds("--timeout", t)).transpose()?;
     let interval = seconds("--progress-interval", args.progress_interval)?;
     let files: Vec<PathBuf> = match &args.shard {
@@ -497,18 +510,75 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     let readings = super::models_cmd::readings(&args.model)?;
     if readings.len() > 1 {
         let opts = options(args, timeout, Reading::SPEC);
-        let jobs = args.jobs.unwrap_or_else(default_jobs);
         return Ok(super::models_cmd::compare(&files, &readings, &opts, jobs));
     }
     let opts = options(args, timeout, readings.first().copied().unwrap_or_default());
-    let jobs = args.jobs.unwrap_or_else(default_jobs);
-    let (previous, mut sink) = open_results(args)?;
+    // The lock first: nothing is truncated or rewritten under another run.
+    let target = args.json.as_ref().or(args.resume.as_ref());
+    let lock = target.map(|p| Lock::take(p)).transpose()?;
+    if let Some(p) = target {
+        let n = sink::clean_stale_tmp(p);
+        if n > 0 && !args.quiet {
+            eprintln!(
+                "removed {n} temporary files left by killed runs beside {}",
+                p.display()
+            );
+        }
+    }
+    let (mut previous, mut sink) = open_results(args)?;
+    // Tests a previous run started but never recorded: checked again alone.
+    let started: HashSet<String> = match &args.resume {
+        Some(r) => sink::Markers::read(r)
+            .into_iter()
+            .map(|f| normalise(Path::new(&f)).display().to_string())
+            .collect(),
+        None => HashSet::new(),
+    };
+    let markers = match &sink {
+        Some(s) => Some(Markers::open(&s.path, args.resume.is_some())?),
+        None => None,
+    };
 
-    let have: HashSet<&str> = previous.iter().map(|r| r.file.as_str()).collect();
-    let todo: Vec<&PathBuf> = files
+    // Records are matched by normalised path (`./fam/a`, `fam//a` and
+    // `fam/a` are one test); `read-error` records are checked again.
+    let selected: HashSet<String> = files.iter().map(|f| f.display().to_string()).collect();
+    previous.retain(|r| {
+        !(r.status() == "read-error"
+            && selected.contains(&normalise(Path::new(&r.file)).display().to_string()))
+    });
+    let have: HashSet<String> = previous
         .iter()
-        .filter(|f| !have.contains(f.display().to_string().as_str()))
+        .map(|r| normalise(Path::new(&r.file)).display().to_string())
         .collect();
+    let mut todo: Vec<&PathBuf> = Vec::with_capacity(files.len());
+    let mut rechecked: Vec<Record> = Vec::new();
+    for f in &files {
+        let key = f.display().to_string();
+        if have.contains(&key) {
+            continue;
+        }
+        if started.contains(&key) {
+            if let (Some(m), Some(r)) = (&markers, &args.resume) {
+                m.start(f);
+                let rec = super::crash::recheck(f, args, r);
+                eprintln!(
+                    "resume: {}: the previous run ended while checking it; checked again alone: {}",
+                    key,
+                    rec.status()
+                );
+                rechecked.push(rec);
+                continue;
+            }
+        }
+        todo.push(f);
+    }
+    if let Some(s) = &mut sink {
+        for r in &rechecked {
+            s.append(&r.line);
+        }
+        s.flush();
+    }
+    previous.extend(rechecked);
     let mut progress = Progress::new(todo.len(), !args.quiet && !args.no_progress, interval);
 
     let stdout = std::io::stdout();
@@ -528,6 +598,8 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
             graph: graph.as_ref(),
             quiet: args.quiet,
             json: sink.is_some(),
+            unreadable: &unreadable,
+            markers: markers.as_ref(),
         };
         spawn_workers(scope, &todo, jobs, job, tx)?;
         loop {
@@ -611,8 +683,12 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
         } else if let Err(e) = results::write_atomically(&s.path, &all) {
             eprintln!("error: {}: {}", s.path.display(), e);
             io_errors += 1;
+        } else if let Some(m) = markers {
+            // Every started test has its record: nothing to check again.
+            m.finish();
         }
     }
+    drop(lock);
 
     let mut out = stdout.lock();
     if let Some(r) = &args.resume {
@@ -626,6 +702,7 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     }
     let totals = Totals::of(&all);
     let _ = writeln!(out, "{}", totals.line());
+    let _ = writeln!(out, "{}", totals.verdict_line());
     phases.output += t_out.elapsed();
     results::explored_line(&mut out, &totals, explored, wall.as_secs_f64());
     let _ = writeln!(out, "Model {}", opts.reading.name);
@@ -658,9 +735,17 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
         results::compare_expectations(&mut out, &all, &rows)
     };
     let errors = all.iter().filter(|r| r.is_error()).count() + io_errors;
+    let required = args.require_ok && !totals.all_ok();
+    if required {
+        let _ = writeln!(
+            out,
+            "--require-ok: {} claims fail, {} tests without a verdict, {} liveness violations",
+            totals.fails, totals.no_verdict, totals.live_violations
+        );
+    }
     Ok(if errors > 0 {
         EXIT_ERROR
-    } else if mismatches > 0 {
+    } else if mismatches > 0 || required {
         EXIT_MISMATCH
     } else {
         EXIT_OK

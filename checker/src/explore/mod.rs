@@ -34,12 +34,28 @@ use std::time::{Duration, Instant};
 /// The limits of one check ([`Options::max_executions`], [`Options::timeout`]).
 /// Explorers call [`Budget::tick`] often and [`Budget::check_executions`] after
 /// each candidate; both fail with the `Status::Limit` to report.
+///
+/// An explorer that looks at the clock only every [`Budget::every`] steps
+/// (the clock costs more than a small step) gets a cadence that adapts: when
+/// steps are slow (graphs of thousands of events, where one consistency
+/// check takes milliseconds) it looks at every step, so that the limit is
+/// met within one step.
 #[derive(Clone, Debug)]
 pub(crate) struct Budget {
     deadline: Option<Instant>,
     timeout: Option<Duration>,
     max_executions: Option<u64>,
+    /// When the clock was last read by [`Budget::tick`].
+    last: Option<Instant>,
+    // invariant: 1 <= every <= TICK_EVERY
+    every: u32,
 }
+
+/// Steps between two looks at the clock when steps are fast.
+const TICK_EVERY: u32 = 64;
+
+/// Time between two looks at the clock past which the clock is read at every step.
+const SLOW_STEPS: Duration = Duration::from_millis(2);
 
 impl Budget {
     pub(crate) fn new(opts: &Options, start: Instant) -> Self {
@@ -47,30 +63,64 @@ impl Budget {
             deadline: opts.timeout.and_then(|t| start.checked_add(t)),
             timeout: opts.timeout,
             max_executions: opts.max_executions,
+            last: None,
+            every: 1,
         }
+    }
+
+    /// How many steps an explorer may take between two calls of
+    /// [`Budget::tick`]: 1 at first and once the steps between two looks
+    /// took more than [`SLOW_STEPS`], doubling up to [`TICK_EVERY`] while
+    /// they are fast.
+    pub fn every(&self) -> u32 {
+        self.every
     }
 
     /// Fails once the time is up.
     pub fn tick(&mut self, _out: &Outcomes) -> Result<(), Status> {
-        match (self.deadline, self.timeout) {
-            (Some(d), Some(t)) if Instant::now() >= d => Err(Status::Limit(format!(
+        let (Some(d), Some(t)) = (self.deadline, self.timeout) else {
+            return Ok(());
+        };
+        let now = Instant::now();
+        // Starts at every step and doubles while steps are fast: a search
+        // whose first steps are slow never runs 64 of them unchecked.
+        if let Some(last) = self.last {
+            self.every = if now.duration_since(last) > SLOW_STEPS {
+                1
+            } else {
+                (self.every * 2).min(TICK_EVERY)
+            };
+        }
+        self.last = Some(now);
+        if now >= d {
+            Err(Status::Limit(format!(
                 "timeout after {:.3} s",
                 t.as_secs_f64()
-            ))),
-            _ => Ok(()),
+            )))
+        } else {
+            Ok(())
         }
     }
 
-    /// Fails once `max_executions` terminating executions have been found (the
-    /// status says so even if the exploration happened to be complete).
+    /// The `--max-executions` bound: a test stops with status `limit` when
+    /// an execution past it is found.
+    pub fn max_executions(&self) -> Option<u64> {
+        self.max_executions
+    }
+
+    /// Fails once more than `max_executions` terminating executions have
+    /// been found: a test with exactly that many is checked to the end.
     pub fn check_executions(&mut self, out: &Outcomes) -> Result<(), Status> {
         match self.max_executions {
-            Some(m) if out.stats.executions >= m => {
-                Err(Status::Limit(format!("stopped after {m} executions")))
-            }
+            Some(m) if out.stats.executions > m => Err(executions_limit(m)),
             _ => Ok(()),
         }
     }
+}
+
+/// The status of a test stopped by `--max-executions m`.
+pub(crate) fn executions_limit(m: u64) -> Status {
+    Status::Limit(format!("stopped after more than {m} executions"))
 }
 
 /// Checks `test`: every execution the explorer finds, folded into a report.

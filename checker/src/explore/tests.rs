@@ -228,5 +228,5 @@ fn unsupported_and_limits() {
     };
     let rep = super::check(&t, &o);
     assert!(matches!(rep.status, Status::Limit(_)));
-    assert_eq!(rep.stats.executions, 2);
+    assert_eq!(rep.stats.executions, 3);
 }

@@ -11,13 +11,13 @@ use std::fmt::Write;
 /// Where the threads of a test run.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Placement {
-    /// All threads in one CTA (name suffix `@cta`).
+    /// All threads in one CTA (name suffix `-cta`).
     Cta,
-    /// Each thread in its own CTA, all in one cluster (`@cluster`).
+    /// Each thread in its own CTA, all in one cluster (`-cluster`).
     Cluster,
     /// Each thread in its own CTA and cluster, one GPU (no suffix: the default).
     Gpu,
-    /// Each thread on its own GPU (`@sys`).
+    /// Each thread on its own GPU (`-sys`).
     Sys,
 }
 
@@ -41,12 +41,13 @@ impl Placement {
     }
 
     /// The suffix of test names (empty for the default, [`Placement::Gpu`]).
+    /// Spelled with `-`, not `@`: herd's log tools drop test names with `@`.
     fn suffix(self) -> &'static str {
         match self {
-            Placement::Cta => "@cta",
-            Placement::Cluster => "@cluster",
+            Placement::Cta => "-cta",
+            Placement::Cluster => "-cluster",
             Placement::Gpu => "",
-            Placement::Sys => "@sys",
+            Placement::Sys => "-sys",
         }
     }
 }

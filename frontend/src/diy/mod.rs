@@ -75,8 +75,8 @@
 //!
 //! # Names
 //!
-//! `SHAPE+T0+T1+...` then the placement suffix (`@cta`, `@cluster`, none for
-//! distinct CTAs of one GPU, `@sys`). `SHAPE` is the classic name
+//! `SHAPE+T0+T1+...` then the placement suffix (`-cta`, `-cluster`, none for
+//! distinct CTAs of one GPU, `-sys`). `SHAPE` is the classic name
 //! ([`SHAPES`]) when the cycle is one up to rotation (ignoring fences and
 //! dependencies), else its edges joined by `-`. `Ti` describes thread `i`:
 //! `po` (weak accesses), `rlx.S`, `rel.S` (a release write after a weak

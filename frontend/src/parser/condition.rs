@@ -90,30 +90,30 @@ impl Parser<'_> {
 
     /// A disjunction.
     fn prop(&mut self, place: &'static str, depth: usize) -> PResult<Prop> {
-        let mut p = self.conj(place, depth)?;
-        let mut depth = depth;
-        while self.at(Tok::Or) {
-            depth = self.deeper(depth)?;
-            self.bump();
-            let r = self.conj(place, depth)?;
-            p = Prop::Or(Box::new(p), Box::new(r));
+        let mut terms = vec![self.conj(place, depth)?];
+        if self.at(Tok::Or) {
+            let depth = self.deeper(depth)?;
+            while self.at(Tok::Or) {
+                self.bump();
+                terms.push(self.conj(place, depth)?);
+            }
         }
-        Ok(p)
+        Ok(chain(terms, Prop::Or))
     }
 
     fn conj(&mut self, place: &'static str, depth: usize) -> PResult<Prop> {
-        let mut p = self.unary(place, depth)?;
-        let mut depth = depth;
-        while self.at(Tok::And) {
-            depth = self.deeper(depth)?;
-            self.bump();
-            let r = self.unary(place, depth)?;
-            p = Prop::And(Box::new(p), Box::new(r));
+        let mut terms = vec![self.unary(place, depth)?];
+        if self.at(Tok::And) {
+            let depth = self.deeper(depth)?;
+            while self.at(Tok::And) {
+                self.bump();
+                terms.push(self.unary(place, depth)?);
+            }
         }
-        Ok(p)
+        Ok(chain(terms, Prop::And))
     }
 
-    /// One more level of nesting (a chain of `n` connectives nests `n` deep).
+    /// One more level of nesting (a chain of connectives counts as one, see [`chain`]).
     fn deeper(&self, depth: usize) -> PResult<usize> {
         if depth + 1 >= MAX_DEPTH {
             return Err(ParseError::new(
@@ -254,3 +254,35 @@ pub(crate) fn standalone_prop(src: &str, test: &crate::ir::Test) -> PResult<Prop
     }
     Ok(prop)
 }
+
+/// The tree of a flat chain of one connective. Up to [`CHAIN_GROUP`]
+/// terms: folded to the left, as written (`a /\ b /\ c` is
+/// `(a /\ b) /\ c`). A longer chain: its first term, then the others cut
+/// into `CHAIN_GROUP - 1` runs of nearly equal length, each a chain of its
+/// own, all folded to the left. A chain of `n` terms then nests about
+/// `CHAIN_GROUP * log(n) / log(CHAIN_GROUP - 1)` deep, so that a flat
+/// conjunction of any length is accepted and every recursive walk over the
+/// condition stays shallow; and the printer, which writes a right operand of
+/// the same connective in parentheses, prints the tree as a chain of at
+/// most [`CHAIN_GROUP`] terms that parses back to the same tree.
+fn chain(mut terms: Vec<Prop>, op: fn(Box<Prop>, Box<Prop>) -> Prop) -> Prop {
+    let fold = |terms: Vec<Prop>| {
+        let mut it = terms.into_iter();
+        let first = it.next().unwrap_or(Prop::True);
+        it.fold(first, |a, b| op(Box::new(a), Box::new(b)))
+    };
+    if terms.len() <= CHAIN_GROUP {
+        return fold(terms);
+    }
+    let rest = terms.split_off(1);
+    let runs = CHAIN_GROUP - 1;
+    let (n, mut rest) = (rest.len(), rest.into_iter());
+    for k in 0..runs {
+        let len = n * (k + 1) / runs - n * k / runs;
+        terms.push(chain(rest.by_ref().take(len).collect(), op));
+    }
+    fold(terms)
+}
+
+/// The most terms of a chain folded to the left as written.
+const CHAIN_GROUP: usize = 16;

@@ -364,6 +364,22 @@ impl<'s> Parser<'s> {
             .get(1)
             .map(|o| c.value("thread count", o))
             .transpose()?;
+        // A constant thread count below 1 names no thread: no barrier can
+        // complete with it (the interpreter would treat it as 1).
+        if let Some(o) = rest.get(1) {
+            if let OpKind::Int(v) = o.kind {
+                if v < 1 {
+                    return Err(ParseError::new(
+                        ParseErrorKind::OutOfRange {
+                            what: "barrier thread count",
+                            value: v.to_string(),
+                            range: "1 to 4294967295",
+                        },
+                        o.span,
+                    ));
+                }
+            }
+        }
         let id = id.map_or(Val::Imm(0), |v| self.val(t, v));
         let count = count.map(|v| self.val(t, v));
         if kind == BarrierKind::Red {

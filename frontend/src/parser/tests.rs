@@ -468,11 +468,33 @@ fn deep_conditions_are_rejected_not_overflowing() {
         ")".repeat(100_000)
     );
     assert!(err(&deep).contains("nested too deeply"));
-    let long = format!(
-        "PTX t {{}}\n P0@cta 0,gpu 0 ;\nexists x == 1{}",
-        " /\\ x == 1".repeat(100_000)
-    );
-    assert!(err(&long).contains("nested too deeply"));
+    // A flat chain is one level, however long: groups of 16 terms as
+    // written, joined as a balanced tree (256 terms were once refused).
+    fn depth(p: &crate::ir::Prop) -> usize {
+        use crate::ir::Prop;
+        match p {
+            Prop::And(a, b) | Prop::Or(a, b) => 1 + depth(a).max(depth(b)),
+            Prop::Not(a) => 1 + depth(a),
+            _ => 0,
+        }
+    }
+    for n in [256, 100_000] {
+        let long = format!(
+            "PTX t {{ x=0; }}\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1{})",
+            " /\\ x == 1".repeat(n - 1)
+        );
+        let t = crate::parse(&long).expect("a flat conjunction parses");
+        let d = depth(&t.condition.prop);
+        assert!((8..=80).contains(&d), "{n} terms nest {d} deep");
+        let again = crate::parse(&crate::print(&t)).expect("prints back");
+        assert_eq!(crate::strip_spans(&again), crate::strip_spans(&t));
+    }
+    // Up to 16 terms: folded to the left, as written.
+    let t = crate::parse(
+        "PTX t { x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1 /\\ x == 2 /\\ x == 3)",
+    )
+    .expect("parses");
+    assert!(crate::print(&t).contains("exists (x == 1 /\\ x == 2 /\\ x == 3)"));
 }
 
 #[test]

@@ -232,9 +232,6 @@ type Res = Result<(), Halt>;
 /// the graph for each part costs nothing.
 const PARTS_PER_THREAD: usize = 32;
 
-/// Nodes between two looks at the clock.
-const TICK_EVERY: u32 = 64;
-
 /// What one worker owns: its outcomes and its copy of the limits.
 struct Worker {
     out: Outcomes,
@@ -479,11 +476,11 @@ impl<'a> Dpor<'a> {
         Halt::Limit
     }
 
-    /// The time limit, looked at every [`TICK_EVERY`] nodes, and the other
+    /// The time limit, looked at every [`Budget::every`] nodes, and the other
     /// workers' limits.
     fn tick(&self, w: &mut Worker) -> Res {
         w.ticks += 1;
-        if w.ticks >= TICK_EVERY {
+        if w.ticks >= w.budget.every() {
             w.ticks = 0;
             if self.stop.load(Ordering::Relaxed) {
                 return Err(Halt::Limit);
@@ -1318,13 +1315,13 @@ impl<'a> Dpor<'a> {
                 w.out.stats.duplicates += 1;
             }
         }
-        let Some(m) = w.budget.max_executions else {
+        let Some(m) = w.budget.max_executions() else {
             return Ok(());
         };
         let found = w.out.stats.executions - before;
         let total = self.executions.fetch_add(found, Ordering::Relaxed) + found;
-        if total >= m {
-            Err(self.limit(Status::Limit(format!("stopped after {m} executions"))))
+        if total > m {
+            Err(self.limit(super::executions_limit(m)))
         } else {
             Ok(())
         }
