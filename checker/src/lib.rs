@@ -19,6 +19,7 @@ pub mod model;
 pub mod relation;
 pub mod report;
 mod sizes;
+mod stack;
 
 pub use explain::{explain, Explanation};
 pub use explore::check;

@@ -501,7 +501,16 @@ impl<'a> Dpor<'a> {
     /// may still be split (1: explored by this worker alone). Leaves `s` as it found it, except the thread state of
     /// the thread it steps and of the threads after it (each caller restores
     /// those).
+    ///
+    /// The search recurses once per event added, so its depth grows with the
+    /// graph: each level goes through [`crate::stack::deep`], which moves the
+    /// rest of the recursion to a heap segment before the stack runs out.
     fn visit(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
+        crate::stack::deep(|| self.visit_here(s, w, check, parts))
+    }
+
+    /// [`Self::visit`] on the current stack segment.
+    fn visit_here(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
         self.tick(w)?;
         let Some(t) = Self::schedule(s) else {
             if !s.waiting.is_empty() {
