@@ -107,7 +107,7 @@ mod satisfy;
 
 use super::barrier;
 use super::candidate::{self, Ending, Finish};
-use super::domain::Domain;
+use super::domain::{self as domain_mod, Domain};
 use super::outcome::{self, Outcomes};
 use super::Budget;
 use crate::event::{Event, EventId, EventKind, Location};
@@ -277,6 +277,10 @@ pub(crate) struct Dpor<'a> {
     /// of write instruction (semantics, scope, proxy, address), as events
     /// without a value: what moral strength (8.7) reads of a future write.
     writers: Vec<Vec<Vec<Event>>>,
+    /// `private[t][p]`: the address through which thread `t` alone writes
+    /// `p` ([`domain_mod::private_locations`]): a read of `p` by `t` through
+    /// it reads `t`'s last write to `p` or the initial write.
+    private: domain_mod::Private,
     /// Hashes of the complete graphs seen, with `--check-duplicates`.
     seen: Option<Mutex<HashSet<u64>>>,
     /// Terminating executions found by every worker (`--max-executions`).
@@ -376,6 +380,7 @@ impl<'a> Dpor<'a> {
             issues_async,
             dependent,
             writers,
+            private: domain_mod::private_locations(test),
             seen: check_duplicates.then(|| Mutex::new(HashSet::new())),
             executions: AtomicU64::new(0),
             stop: AtomicBool::new(false),
@@ -621,6 +626,27 @@ impl<'a> Dpor<'a> {
                 }
             })
             .collect();
+        if self.private[t].get(phys.index()).copied().flatten() == Some(loc.vaddr)
+            && ev.proxy == Proxy::Generic
+        {
+            // A private location (only thread `t` writes it, through this
+            // address and the generic proxy): the read reads the thread's
+            // last write to it, or the initial write. Any earlier write is
+            // coherence-before that one, which precedes the read in
+            // causality order (program order, one address, generic proxy,
+            // 8.9.5), so reading it breaks Causality (8.10.6).
+            let own = s.exec.threads[t].iter().rev().copied().find(|&x| {
+                s.exec.event(x).is_write() && s.exec.event(x).loc().is_some_and(|l| l.phys == phys)
+            });
+            let exec = &s.exec;
+            choices.retain(|c| match *c {
+                Source::Write(w, _) => match own {
+                    Some(o) => w == o,
+                    None => exec.event(w).is_init(),
+                },
+                Source::Value(_) | Source::Later => true,
+            });
+        }
         if !self.issues_async[t] {
             if (0..s.runs.len()).any(|u| self.later_writer(s, u, t, &ev, phys.index())) {
                 choices.push(Source::Later);
@@ -811,6 +837,31 @@ impl<'a> Dpor<'a> {
                 .flatten(),
             _ => None,
         };
+        // Past 63 morally strong writes (positions are bit masks), or past
+        // the events for which `forced` is found from the relations, the
+        // writes that must come before the new one whatever the position
+        // leave the list: the thread's own earlier writes to the location
+        // through the same address and the generic proxy precede it in
+        // causality order (8.9.5), so in coherence (8.10.1). They get their
+        // edge here, and positions range over the others. (Below both bounds
+        // the search is left exactly as it was.)
+        let mut before_all: Vec<EventId> = Vec::new();
+        let mut ms = ms;
+        if (ms.len() > 63 || s.exec.len() > fast::MAX_EVENTS)
+            && !self.issues_async[t]
+            && s.exec.event(id).proxy == Proxy::Generic
+        {
+            let exec = &s.exec;
+            let own_before = |m: EventId| {
+                let e = exec.event(m);
+                e.thread == Some(ThreadId::new(t))
+                    && e.proxy == Proxy::Generic
+                    && e.loc()
+                        .is_some_and(|l| l.vaddr == loc.vaddr && l.phys == loc.phys)
+            };
+            before_all = ms.iter().copied().filter(|&m| own_before(m)).collect();
+            ms.retain(|&m| !own_before(m));
+        }
         if ms.len() > 63 {
             let msg = format!(
                 "{} morally strong writes before the write at {}",
@@ -870,6 +921,9 @@ impl<'a> Dpor<'a> {
         let node_state = s.save(t);
         let pending = s.pending.clone();
         let waiting = s.waiting.clone();
+        for &m in &before_all {
+            s.exec.co.insert(m, id);
+        }
         let r = self.branch(s, w, parts, &positions, &|this, s, w, &before, parts| {
             for (k, &m) in ms.iter().enumerate() {
                 if before >> k & 1 == 1 {
@@ -953,6 +1007,9 @@ impl<'a> Dpor<'a> {
             }
             res
         });
+        for &m in &before_all {
+            s.exec.co.remove(m, id);
+        }
         pop_event(s, t);
         s.recycle(node_state);
         r
