@@ -626,9 +626,9 @@ impl<'a> Dpor<'a> {
                 }
             })
             .collect();
-        if self.private[t].get(phys.index()).copied().flatten() == Some(loc.vaddr)
-            && ev.proxy == Proxy::Generic
-        {
+        let private = self.private[t].get(phys.index()).copied().flatten() == Some(loc.vaddr)
+            && ev.proxy == Proxy::Generic;
+        if private {
             // A private location (only thread `t` writes it, through this
             // address and the generic proxy): the read reads the thread's
             // last write to it, or the initial write. Any earlier write is
@@ -684,6 +684,7 @@ impl<'a> Dpor<'a> {
             });
         }
         let incremental = parent.is_some() && s.statics.len() == s.exec.len();
+        let this_rmw = s.exec.event(id).is_rmw();
         if let (Some(parent), true) = (&parent, incremental) {
             // The writes that precede the read in causality order whatever it
             // reads (reading adds predecessors, never removes any): reading a
@@ -733,7 +734,14 @@ impl<'a> Dpor<'a> {
                 }
                 _ => fast::Decision::Unknown,
             };
-            let check = decision != fast::Decision::Consistent;
+            // Past the one-word rows, a plain read of a private location
+            // from the thread's last write (or the initial one) keeps the
+            // graph consistent: it is the last event of its thread and
+            // from-reads no write (every write of the location is its
+            // thread's, coherence-before that one), so it has no outgoing
+            // edge of any relation of 8.9 and closes no cycle; no check.
+            let settled = private && !incremental && !this_rmw && matches!(src, Source::Write(..));
+            let check = decision != fast::Decision::Consistent && !settled;
             let r = if decision == fast::Decision::Inconsistent
                 || (matches!(src, Source::Value(_)) && !this.satisfiable(s))
             {
@@ -924,6 +932,17 @@ impl<'a> Dpor<'a> {
         for &m in &before_all {
             s.exec.co.insert(m, id);
         }
+        // A plain write to a private location placed after the thread's own
+        // earlier writes (the only other writes of the location but the
+        // initial one), read by no waiting read: the last event of its
+        // thread, coherence-last, read by nothing, so it has no outgoing
+        // edge of any relation of 8.9 and the graph stays consistent
+        // (8.10.1: every write that precedes it in causality is before it in
+        // coherence; 8.10.3: no RMW has it between its halves).
+        let settled_write = !before_all.is_empty()
+            && ms.is_empty()
+            && !s.exec.event(id).is_rmw()
+            && self.private[t].get(loc.phys.index()).copied().flatten() == Some(loc.vaddr);
         let r = self.branch(s, w, parts, &positions, &|this, s, w, &before, parts| {
             for (k, &m) in ms.iter().enumerate() {
                 if before >> k & 1 == 1 {
@@ -977,7 +996,7 @@ impl<'a> Dpor<'a> {
                 s.derived_valid = false;
                 res = if this.satisfiable(s) {
                     s.states[t].clone_from(&node_state);
-                    this.visit(s, w, true, parts)
+                    this.visit(s, w, !(settled_write && mask == 0), parts)
                 } else {
                     w.out.stats.pruned += 1;
                     Ok(())
