@@ -112,3 +112,25 @@ fn a_private_location_read_by_another_thread() {
     );
     agree(&src, "MP-private");
 }
+
+/// The parallel search on a graph deep enough for the search to move to heap
+/// stack segments (131 events, workers with 256 KiB stacks) gives the
+/// sequential report.
+#[test]
+fn parallel_search_on_deep_graphs_is_deterministic() {
+    let src = padded("writers", 3, 24, 2);
+    let report = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .stack_size(256 * 1024)
+            .build()
+            .expect("a pool");
+        pool.install(|| run(&src, Strategy::Dpor))
+    };
+    let one = report(1);
+    assert_eq!(one.status.name(), "ok");
+    assert_eq!(one.stats.executions, 120);
+    for threads in [2, 3] {
+        assert_eq!(report(threads), one, "{threads} threads");
+    }
+}
