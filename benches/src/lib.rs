@@ -12,6 +12,8 @@ use ptxmc_frontend::ir::{
     AddrId, PhysId, Placement, Proxy, Scope, Sem, Span, Test, ThreadId, VAddrId,
 };
 use std::path::{Path, PathBuf};
+
+pub mod padded;
 use std::time::Duration;
 
 /// SplitMix64: a tiny deterministic generator, so that benchmark inputs are

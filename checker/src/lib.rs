@@ -20,6 +20,7 @@ pub mod relation;
 pub mod report;
 mod sizes;
 mod terms;
+mod stack;
 
 pub use explain::{explain, Explanation};
 pub use explore::check;

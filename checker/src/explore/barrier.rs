@@ -296,7 +296,7 @@ fn extend_orders(
         }
         used[i] = true;
         order.push(ops[i]);
-        extend_orders(exec, ops, used, order, out);
+        crate::stack::deep(|| extend_orders(exec, ops, used, order, out));
         order.pop();
         used[i] = false;
     }

@@ -427,7 +427,8 @@ impl Brute<'_, '_> {
                 }
                 continue;
             }
-            self.rf_dfs(cand, k + 1, out)?;
+            // One level per read: deep for large graphs ([`crate::stack::deep`]).
+            crate::stack::deep(|| self.rf_dfs(cand, k + 1, out))?;
         }
         cand.exec.rf[r.index()] = None;
         Ok(())
@@ -482,6 +483,9 @@ impl Brute<'_, '_> {
         co: &mut BitMatrix,
         out: &mut Outcomes,
     ) -> Result<(), Status> {
+        // Pairs grow with the square of the writes: the time limit is
+        // looked at on every level, not only per read.
+        self.budget.tick(out)?;
         let Some(&(a, b)) = pairs.get(k) else {
             return self.complete(cand, co, regs, out);
         };
@@ -502,7 +506,7 @@ impl Brute<'_, '_> {
                     continue;
                 }
             }
-            self.co_dfs(cand, pairs, regs, k + 1, co, out)?;
+            crate::stack::deep(|| self.co_dfs(cand, pairs, regs, k + 1, co, out))?;
             co.remove(x, y);
         }
         Ok(())

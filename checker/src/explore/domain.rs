@@ -23,6 +23,17 @@
 //! the same value extends to nothing more). RMW loops (`atom.exch` spin
 //! locks) otherwise make one element per chain of RMWs.
 //!
+//! A read of a *private* location (one that only its own thread writes,
+//! always through one address and the generic proxy, in a thread without
+//! asynchronous operations) returns exactly the value of the thread's last
+//! write to it before the read, or the initial value: the own thread's later
+//! writes and earlier overwritten ones are ruled out by Causality (program
+//! order through one address and the generic proxy is causality order,
+//! 8.9.5; a read from an overwritten write from-reads a write that precedes
+//! it, 8.10.6), and no other thread writes there. So such a read takes one
+//! path, not one per value of the location: a thread alternating stores and
+//! loads of a private location has one path instead of exponentially many.
+//!
 //! The same runs also bound how many writes each thread can still make to
 //! each location ([`Domain::max_writes`]): the interpreter runs of the last
 //! round cover every path a thread can take in any execution (each read
@@ -32,7 +43,7 @@
 use super::dpor::WriteDomain;
 use crate::event::{EventId, EventKind};
 use crate::interp::{Next, ThreadCode, ThreadState};
-use ptxmc_frontend::ir::Test;
+use ptxmc_frontend::ir::{Proxy, Test, VAddrId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
@@ -68,13 +79,85 @@ type WriteEvent = (u32, u32, u32);
 /// A value with the write events of the chain that produced it (sorted).
 type Element = (i64, Vec<WriteEvent>);
 
-/// A path of the precise fixed point: the thread state and, per read (by
-/// program-order index), the provenances the value it took can have.
+/// A path of the precise fixed point: the thread state, per read (by
+/// program-order index) the provenances the value it took can have, the
+/// write counts and the last values written ([`Written`]).
 type Path = (
     ThreadState<i64>,
     BTreeMap<EventId, Vec<Vec<WriteEvent>>>,
     Counts,
+    Written,
 );
+
+/// Per path and physical location: the value of the path's last write to it.
+type Written = Vec<Option<i64>>;
+
+/// `[thread][phys]`: the address through which the thread alone writes a
+/// private location (see the module documentation), `None` elsewhere.
+pub(crate) type Private = Vec<Vec<Option<VAddrId>>>;
+
+/// The private locations of each thread: those only it writes, through one
+/// address and the generic proxy, in a thread without asynchronous
+/// operations.
+pub(crate) fn private_locations(test: &Test) -> Private {
+    let n_phys = test.n_phys as usize;
+    // Per location: the one (thread, address) writing it, or `Err` when
+    // several threads, addresses or a non-generic proxy do.
+    let mut writer: Vec<Option<Result<(usize, VAddrId), ()>>> = vec![None; n_phys];
+    for (t, th) in test.threads.iter().enumerate() {
+        let asynchronous = crate::interp::issues_async(&th.code);
+        for (addr, proxy, ..) in th
+            .code
+            .iter()
+            .flat_map(|stmt| crate::interp::write_shapes(&stmt.instr))
+        {
+            let Some(a) = test.addresses.get(addr.index()) else {
+                continue;
+            };
+            let Some(slot) = writer.get_mut(a.phys.index()) else {
+                continue;
+            };
+            let me = (t, a.vaddr);
+            *slot = match *slot {
+                _ if asynchronous || proxy != Proxy::Generic => Some(Err(())),
+                None => Some(Ok(me)),
+                Some(Ok(w)) if w == me => Some(Ok(me)),
+                _ => Some(Err(())),
+            };
+        }
+    }
+    let mut private = vec![vec![None; n_phys]; test.threads.len()];
+    for (p, w) in writer.iter().enumerate() {
+        if let Some(Ok((t, vaddr))) = *w {
+            private[t][p] = Some(vaddr);
+        }
+    }
+    // A thread with asynchronous operations may read its own later writes.
+    for (t, th) in test.threads.iter().enumerate() {
+        if crate::interp::issues_async(&th.code) {
+            private[t].iter_mut().for_each(|x| *x = None);
+        }
+    }
+    private
+}
+
+/// The one value the read `ev` of thread `t` can return when its location
+/// is private to `t` and read through the address it is written through
+/// with the generic proxy: the path's last write to it, or the initial value.
+fn forced_value(
+    test: &Test,
+    private: &Private,
+    written: &Written,
+    t: usize,
+    ev: &crate::event::Event,
+) -> Option<i64> {
+    let loc = ev.loc()?;
+    let p = loc.phys.index();
+    let mine = private.get(t)?.get(p).copied().flatten() == Some(loc.vaddr);
+    (mine && ev.proxy == Proxy::Generic)
+        .then(|| written.get(p).copied().flatten())
+        .map(|v| v.unwrap_or_else(|| test.init_mem.get(p).copied().unwrap_or(0)))
+}
 
 /// Provenance combinations a data-dependent write may look at before the
 /// precise fixed point gives up (the coarse one takes over).
@@ -169,6 +252,7 @@ fn precise(
     let mut dom: Vec<BTreeSet<Element>> = (0..n_phys)
         .map(|p| BTreeSet::from([(test.init_mem.get(p).copied().unwrap_or(0), Vec::new())]))
         .collect();
+    let private = private_locations(test);
     let mut steps = 0usize;
     loop {
         let mut writes: WriteDomain = vec![vec![BTreeSet::new(); n_phys]; codes.len()];
@@ -179,9 +263,10 @@ fn precise(
                 ThreadState::<i64>::new(code, test, unroll),
                 BTreeMap::new(),
                 vec![0u32; n_phys],
+                vec![None; n_phys],
             );
             let mut stack: Vec<Path> = vec![start];
-            'paths: while let Some((mut st, mut prov, mut counts)) = stack.pop() {
+            'paths: while let Some((mut st, mut prov, mut counts, mut written)) = stack.pop() {
                 loop {
                     steps += 1;
                     if steps > MAX_PRECISE_STEPS {
@@ -200,9 +285,14 @@ fn precise(
                         EventKind::Read { loc, .. } => {
                             // One path per value (the value decides the
                             // path); the provenances of the value stay
-                            // together until a write depends on them.
+                            // together until a write depends on them. A
+                            // read of a private location takes one value.
+                            let forced = forced_value(test, &private, &written, t, &ev);
                             let mut groups: Vec<(i64, Vec<Vec<WriteEvent>>)> = Vec::new();
                             for (v, p) in &dom[loc.phys.index()] {
+                                if forced.is_some_and(|f| f != *v) {
+                                    continue;
+                                }
                                 match groups.last_mut() {
                                     Some((last, ps)) if last == v => ps.push(p.clone()),
                                     _ => groups.push((*v, vec![p.clone()])),
@@ -213,7 +303,8 @@ fn precise(
                                 break;
                             };
                             for (v, p) in groups {
-                                let mut other = (st.clone(), prov.clone(), counts.clone());
+                                let mut other =
+                                    (st.clone(), prov.clone(), counts.clone(), written.clone());
                                 other.0.commit(id, Some(v));
                                 other.1.insert(id, p);
                                 stack.push(other);
@@ -282,6 +373,7 @@ fn precise(
                                 continue 'paths;
                             }
                             writes[t][loc.phys.index()].insert(value);
+                            written[loc.phys.index()] = Some(value);
                             st.commit(id, None);
                         }
                         _ => st.commit(id, None),
@@ -316,6 +408,7 @@ fn coarse(
         .map(|p| BTreeSet::from([test.init_mem.get(p).copied().unwrap_or(0)]))
         .collect();
     let mut values = init.clone();
+    let private = private_locations(test);
     let mut steps = 0usize;
     let mut round = 0usize;
     loop {
@@ -329,9 +422,10 @@ fn coarse(
                 ThreadState::<i64>::new(code, test, unroll),
                 0usize,
                 vec![0u32; n_phys],
+                vec![None; n_phys],
             );
             let mut stack = vec![start];
-            while let Some((mut st, mut n_writes, mut counts)) = stack.pop() {
+            while let Some((mut st, mut n_writes, mut counts, mut written)) = stack.pop() {
                 loop {
                     steps += 1;
                     if steps > MAX_STEPS {
@@ -346,18 +440,29 @@ fn coarse(
                     let id = EventId::new(st.po_index() as usize);
                     match ev.kind {
                         EventKind::Read { loc, .. } => {
-                            let vals = &values[loc.phys.index()];
-                            let mut it = vals.iter();
-                            let first = it.next().copied().unwrap_or(0);
-                            for &v in it {
+                            // A read of a private location takes the value
+                            // this path wrote last (in `values` or not yet).
+                            let forced = forced_value(test, &private, &written, t, &ev);
+                            let mut it = match forced {
+                                Some(f) => vec![f].into_iter(),
+                                None => values[loc.phys.index()]
+                                    .iter()
+                                    .copied()
+                                    .collect::<Vec<i64>>()
+                                    .into_iter(),
+                            };
+                            let first = it.next().unwrap_or(0);
+                            for v in it {
                                 let mut other = st.clone();
                                 other.commit(id, Some(v));
-                                stack.push((other, n_writes, counts.clone()));
+                                let more = (other, n_writes, counts.clone(), written.clone());
+                                stack.push(more);
                             }
                             st.commit(id, Some(first));
                         }
                         EventKind::Write { loc, value, .. } => {
                             writes[t][loc.phys.index()].insert(value);
+                            written[loc.phys.index()] = Some(value);
                             n_writes += 1;
                             counts[loc.phys.index()] += 1;
                             st.commit(id, None);

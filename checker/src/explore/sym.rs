@@ -31,6 +31,44 @@ pub(crate) enum Expr {
     Rmw(RmwOp, Sym, Sym, Sym),
 }
 
+/// Dropping an expression frees its subexpressions with a work list, not by
+/// recursion: a chain of register arithmetic as long as an unrolled loop
+/// would otherwise take a stack frame per link.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut work: Vec<Rc<Expr>> = Vec::new();
+        take_children(self, &mut work);
+        while let Some(rc) = work.pop() {
+            if let Some(mut e) = Rc::into_inner(rc) {
+                take_children(&mut e, &mut work);
+            }
+        }
+    }
+}
+
+/// Moves the subexpressions of `e` that only `e` holds into `work`.
+fn take_children(e: &mut Expr, work: &mut Vec<Rc<Expr>>) {
+    let mut take = |s: &mut Sym| {
+        if matches!(s, Sym::Expr(rc) if Rc::strong_count(rc) == 1) {
+            if let Sym::Expr(rc) = std::mem::replace(s, Sym::Const(0)) {
+                work.push(rc);
+            }
+        }
+    };
+    match e {
+        Expr::Read(_) => {}
+        Expr::Bin(_, a, b) => {
+            take(a);
+            take(b);
+        }
+        Expr::Rmw(_, old, a, b) => {
+            take(old);
+            take(a);
+            take(b);
+        }
+    }
+}
+
 impl Sym {
     /// The value read by the thread's event with program-order index `po`.
     pub fn read(po: u32) -> Self {
@@ -39,7 +77,13 @@ impl Sym {
 
     /// Evaluates the value, given the values of the thread's reads (by
     /// program-order index); `None` if a needed read value is unknown.
+    /// Expressions nest as deep as a chain of register arithmetic is long
+    /// (an unrolled loop), so each level goes through [`crate::stack::deep`].
     pub fn eval(&self, read: &dyn Fn(u32) -> Option<i64>) -> Option<i64> {
+        crate::stack::deep(|| self.eval_here(read))
+    }
+
+    fn eval_here(&self, read: &dyn Fn(u32) -> Option<i64>) -> Option<i64> {
         match self {
             Sym::Const(v) => Some(*v),
             Sym::Expr(e) => match &**e {

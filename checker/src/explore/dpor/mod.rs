@@ -107,7 +107,7 @@ mod satisfy;
 
 use super::barrier;
 use super::candidate::{self, Ending, Finish};
-use super::domain::Domain;
+use super::domain::{self as domain_mod, Domain};
 use super::outcome::{self, Outcomes};
 use super::Budget;
 use crate::event::{Event, EventId, EventKind, Location};
@@ -274,6 +274,10 @@ pub(crate) struct Dpor<'a> {
     /// of write instruction (semantics, scope, proxy, address), as events
     /// without a value: what moral strength (8.7) reads of a future write.
     writers: Vec<Vec<Vec<Event>>>,
+    /// `private[t][p]`: the address through which thread `t` alone writes
+    /// `p` ([`domain_mod::private_locations`]): a read of `p` by `t` through
+    /// it reads `t`'s last write to `p` or the initial write.
+    private: domain_mod::Private,
     /// Hashes of the complete graphs seen, with `--check-duplicates`.
     seen: Option<Mutex<HashSet<u64>>>,
     /// Terminating executions found by every worker (`--max-executions`).
@@ -373,6 +377,7 @@ impl<'a> Dpor<'a> {
             issues_async,
             dependent,
             writers,
+            private: domain_mod::private_locations(test),
             seen: check_duplicates.then(|| Mutex::new(HashSet::new())),
             executions: AtomicU64::new(0),
             stop: AtomicBool::new(false),
@@ -498,7 +503,16 @@ impl<'a> Dpor<'a> {
     /// may still be split (1: explored by this worker alone). Leaves `s` as it found it, except the thread state of
     /// the thread it steps and of the threads after it (each caller restores
     /// those).
+    ///
+    /// The search recurses once per event added, so its depth grows with the
+    /// graph: each level goes through [`crate::stack::deep`], which moves the
+    /// rest of the recursion to a heap segment before the stack runs out.
     fn visit(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
+        crate::stack::deep(|| self.visit_here(s, w, check, parts))
+    }
+
+    /// [`Self::visit`] on the current stack segment.
+    fn visit_here(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
         self.tick(w)?;
         let Some(t) = Self::schedule(s) else {
             if !s.waiting.is_empty() {
@@ -609,6 +623,27 @@ impl<'a> Dpor<'a> {
                 }
             })
             .collect();
+        let private = self.private[t].get(phys.index()).copied().flatten() == Some(loc.vaddr)
+            && ev.proxy == Proxy::Generic;
+        if private {
+            // A private location (only thread `t` writes it, through this
+            // address and the generic proxy): the read reads the thread's
+            // last write to it, or the initial write. Any earlier write is
+            // coherence-before that one, which precedes the read in
+            // causality order (program order, one address, generic proxy,
+            // 8.9.5), so reading it breaks Causality (8.10.6).
+            let own = s.exec.threads[t].iter().rev().copied().find(|&x| {
+                s.exec.event(x).is_write() && s.exec.event(x).loc().is_some_and(|l| l.phys == phys)
+            });
+            let exec = &s.exec;
+            choices.retain(|c| match *c {
+                Source::Write(w, _) => match own {
+                    Some(o) => w == o,
+                    None => exec.event(w).is_init(),
+                },
+                Source::Value(_) | Source::Later => true,
+            });
+        }
         if !self.issues_async[t] {
             if (0..s.runs.len()).any(|u| self.later_writer(s, u, t, &ev, phys.index())) {
                 choices.push(Source::Later);
@@ -646,6 +681,7 @@ impl<'a> Dpor<'a> {
             });
         }
         let incremental = parent.is_some() && s.statics.len() == s.exec.len();
+        let this_rmw = s.exec.event(id).is_rmw();
         if let (Some(parent), true) = (&parent, incremental) {
             // The writes that precede the read in causality order whatever it
             // reads (reading adds predecessors, never removes any): reading a
@@ -695,7 +731,14 @@ impl<'a> Dpor<'a> {
                 }
                 _ => fast::Decision::Unknown,
             };
-            let check = decision != fast::Decision::Consistent;
+            // Past the one-word rows, a plain read of a private location
+            // from the thread's last write (or the initial one) keeps the
+            // graph consistent: it is the last event of its thread and
+            // from-reads no write (every write of the location is its
+            // thread's, coherence-before that one), so it has no outgoing
+            // edge of any relation of 8.9 and closes no cycle; no check.
+            let settled = private && !incremental && !this_rmw && matches!(src, Source::Write(..));
+            let check = decision != fast::Decision::Consistent && !settled;
             let r = if decision == fast::Decision::Inconsistent
                 || (matches!(src, Source::Value(_)) && !this.satisfiable(s))
             {
@@ -799,6 +842,31 @@ impl<'a> Dpor<'a> {
                 .flatten(),
             _ => None,
         };
+        // Past 63 morally strong writes (positions are bit masks), or past
+        // the events for which `forced` is found from the relations, the
+        // writes that must come before the new one whatever the position
+        // leave the list: the thread's own earlier writes to the location
+        // through the same address and the generic proxy precede it in
+        // causality order (8.9.5), so in coherence (8.10.1). They get their
+        // edge here, and positions range over the others. (Below both bounds
+        // the search is left exactly as it was.)
+        let mut before_all: Vec<EventId> = Vec::new();
+        let mut ms = ms;
+        if (ms.len() > 63 || s.exec.len() > fast::MAX_EVENTS)
+            && !self.issues_async[t]
+            && s.exec.event(id).proxy == Proxy::Generic
+        {
+            let exec = &s.exec;
+            let own_before = |m: EventId| {
+                let e = exec.event(m);
+                e.thread == Some(ThreadId::new(t))
+                    && e.proxy == Proxy::Generic
+                    && e.loc()
+                        .is_some_and(|l| l.vaddr == loc.vaddr && l.phys == loc.phys)
+            };
+            before_all = ms.iter().copied().filter(|&m| own_before(m)).collect();
+            ms.retain(|&m| !own_before(m));
+        }
         if ms.len() > 63 {
             let msg = format!(
                 "{} morally strong writes before the write at {}",
@@ -858,6 +926,20 @@ impl<'a> Dpor<'a> {
         let node_state = s.save(t);
         let pending = s.pending.clone();
         let waiting = s.waiting.clone();
+        for &m in &before_all {
+            s.exec.co.insert(m, id);
+        }
+        // A plain write to a private location placed after the thread's own
+        // earlier writes (the only other writes of the location but the
+        // initial one), read by no waiting read: the last event of its
+        // thread, coherence-last, read by nothing, so it has no outgoing
+        // edge of any relation of 8.9 and the graph stays consistent
+        // (8.10.1: every write that precedes it in causality is before it in
+        // coherence; 8.10.3: no RMW has it between its halves).
+        let settled_write = !before_all.is_empty()
+            && ms.is_empty()
+            && !s.exec.event(id).is_rmw()
+            && self.private[t].get(loc.phys.index()).copied().flatten() == Some(loc.vaddr);
         let r = self.branch(s, w, parts, &positions, &|this, s, w, &before, parts| {
             for (k, &m) in ms.iter().enumerate() {
                 if before >> k & 1 == 1 {
@@ -911,7 +993,7 @@ impl<'a> Dpor<'a> {
                 s.derived_valid = false;
                 res = if this.satisfiable(s) {
                     s.states[t].clone_from(&node_state);
-                    this.visit(s, w, true, parts)
+                    this.visit(s, w, !(settled_write && mask == 0), parts)
                 } else {
                     w.out.stats.pruned += 1;
                     Ok(())
@@ -941,6 +1023,9 @@ impl<'a> Dpor<'a> {
             }
             res
         });
+        for &m in &before_all {
+            s.exec.co.remove(m, id);
+        }
         pop_event(s, t);
         s.recycle(node_state);
         r
