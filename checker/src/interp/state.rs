@@ -111,6 +111,9 @@ pub struct ThreadState<V> {
     awaited: [u32; 2],
     /// The value the source read of the current asynchronous copy returned.
     copy_value: Option<(V, Deps)>,
+    /// The reads the address of the next memory instruction depends on (an
+    /// [`Instr::AddrReg`] before it); cleared when that instruction is done.
+    addr_deps: Deps,
 }
 
 /// Written out so that `clone_from` reuses the buffers of the state it
@@ -139,6 +142,7 @@ impl<V: Clone> Clone for ThreadState<V> {
             committed: self.committed.clone(),
             awaited: self.awaited,
             copy_value: self.copy_value.clone(),
+            addr_deps: self.addr_deps.clone(),
         }
     }
 
@@ -166,6 +170,7 @@ impl<V: Clone> Clone for ThreadState<V> {
             committed,
             awaited,
             copy_value,
+            addr_deps,
         } = self;
         *thread = source.thread;
         *unroll = source.unroll;
@@ -188,6 +193,7 @@ impl<V: Clone> Clone for ThreadState<V> {
         committed.clone_from(&source.committed);
         *awaited = source.awaited;
         copy_value.clone_from(&source.copy_value);
+        addr_deps.clone_from(&source.addr_deps);
     }
 }
 
@@ -236,6 +242,7 @@ impl<V: Value> ThreadState<V> {
             committed: [Vec::new(), Vec::new()],
             awaited: [0; 2],
             copy_value: None,
+            addr_deps: Deps::new(),
         }
     }
 
@@ -471,6 +478,11 @@ impl<V: Value> ThreadState<V> {
                     self.set_reg(*dst, v, d);
                     self.step_to(self.pc + 1);
                 }
+                Instr::AddrReg { reg, .. } => {
+                    let (_, d) = self.operand(Operand::Reg(*reg));
+                    self.addr_deps = d;
+                    self.step_to(self.pc + 1);
+                }
                 Instr::Unsupported(_) => {
                     // Never reached: ThreadCode::new rejects such code.
                     self.run = Run::Done;
@@ -494,6 +506,7 @@ impl<V: Value> ThreadState<V> {
                     None => {
                         // An access with no elements: no event.
                         self.sub = 0;
+                        self.addr_deps.clear();
                         self.step_to(self.pc + 1);
                     }
                 },
@@ -554,6 +567,7 @@ impl<V: Value> ThreadState<V> {
         }
         if p.last {
             self.sub = 0;
+            self.addr_deps.clear();
             self.step_to(self.pc + 1);
         } else {
             self.sub += 1;
@@ -571,7 +585,7 @@ impl<V: Value> ThreadState<V> {
             proxy: Proxy::Generic,
             span: stmt.map(|s| s.span).unwrap_or_default(),
             instr: self.pc as u32,
-            addr_deps: SmallVec::new(),
+            addr_deps: self.addr_deps.clone(),
             data_deps: SmallVec::new(),
             ctrl_deps: self.ctrl.clone(),
             async_order: AsyncOrder {
