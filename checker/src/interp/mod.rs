@@ -139,4 +139,6 @@ pub fn eval_rmw(op: RmwOp, old: i64, a: i64, b: i64) -> i64 {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_ptx;
+#[cfg(test)]
 pub(crate) mod testutil;

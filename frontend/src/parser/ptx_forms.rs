@@ -391,3 +391,175 @@ impl<'s> Parser<'s> {
         Ok((self.b.reg(t, d), self.val(t, a)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::*;
+
+    fn parse(header: &str, body: &str) -> Result<Test, String> {
+        let src =
+            format!("PTX t\n{{ data=0; flag=0; }}\n {header} ;\n{body}\nexists (data == 0)\n");
+        crate::parse(&src).map_err(|e| e.to_string())
+    }
+
+    fn code(body: &str) -> Vec<Instr> {
+        let t = parse("P0@cta 3,gpu 0,tid 7,ntid 8", body).expect("parses");
+        t.threads[0].code.iter().map(|s| s.instr.clone()).collect()
+    }
+
+    #[test]
+    fn declarations_emit_nothing_and_mov_takes_an_address() {
+        let c = code(
+            " .reg .pred %p<3> ;\n .reg .b32 %r<5>, %x ;\n .reg .b64 %rd1 ;\n mov.u64 %rd1, data ;\n st.global.u32 [%rd1], 42 ;",
+        );
+        assert_eq!(c.len(), 3, "{c:?}");
+        assert_eq!(
+            c[0],
+            Instr::Mov {
+                dst: RegId(0),
+                src: Operand::Imm(address_value(AddrId(0)))
+            }
+        );
+        assert_eq!(
+            c[1],
+            Instr::AddrReg {
+                reg: RegId(0),
+                offset: 0
+            }
+        );
+        assert!(matches!(
+            c[2],
+            Instr::Store {
+                addr: AddrId(0),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn setp_forms_and_guards() {
+        let c = code(
+            " setp.lo.u16 %p1, %r1, 3 ;\n setp.ge.or.s64 %p2, %r1, 0, !%p1 ;\n @!%p2 st.global.u32 [data], 1 ;",
+        );
+        assert_eq!(
+            c[0],
+            Instr::Op {
+                op: BinOp::Setp {
+                    cmp: CmpOp::Lt,
+                    signed: false,
+                    bits: 16
+                },
+                dst: RegId(0),
+                a: Operand::Reg(RegId(1)),
+                b: Operand::Imm(3)
+            }
+        );
+        // setp into a temporary, the negated predicate, then the `or`.
+        assert!(matches!(
+            c[1],
+            Instr::Op {
+                op: BinOp::Setp {
+                    cmp: CmpOp::Ge,
+                    signed: true,
+                    bits: 64
+                },
+                ..
+            }
+        ));
+        assert!(matches!(
+            c[2],
+            Instr::Op {
+                op: BinOp::Xor,
+                b: Operand::Imm(1),
+                ..
+            }
+        ));
+        assert!(matches!(c[3], Instr::Op { op: BinOp::Or, .. }));
+        // @!%p2: skip the store when %p2 != 0.
+        assert!(matches!(
+            c[4],
+            Instr::Branch {
+                cmp: CmpOp::Ne,
+                b: Operand::Imm(0),
+                ..
+            }
+        ));
+        assert!(matches!(c[5], Instr::Store { .. }));
+        assert!(matches!(c[6], Instr::Label(_)));
+    }
+
+    #[test]
+    fn special_registers_come_from_the_placement() {
+        let c = code(
+            " mov.u32 %r1, %tid.x ;\n mov.u32 %r2, %ntid.x ;\n mov.u32 %r3, %ctaid.x ;\n mov.u32 %r4, %tid.y ;\n mov.u32 %r5, %laneid ;",
+        );
+        let imms: Vec<i64> = c
+            .iter()
+            .filter_map(|i| match i {
+                Instr::Mov {
+                    src: Operand::Imm(v),
+                    ..
+                } => Some(*v),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(imms, [7, 8, 3, 0, 7]);
+        let e = parse("P0@cta 0,gpu 0", " mov.u32 %r1, %ntid.x ;").unwrap_err();
+        assert_eq!(
+            e,
+            "4:15: `%ntid.x` is not defined by the placement of P0: add `ntid N` to the placement"
+        );
+        let e = parse("P0@cta 0,gpu 0,tid 1", " mov.u32 %r1, %smid ;").unwrap_err();
+        assert!(e.contains("no placement field"), "{e}");
+        let e = parse("P0@cta 0,gpu 0,tid 1,tid 2", "").unwrap_err();
+        assert!(e.contains("`tid`"), "{e}");
+    }
+
+    #[test]
+    fn ret_jumps_past_the_end_and_alu_forms_lower() {
+        let c = code(
+            " @%p1 ret ;\n mul.wide.s32 %rd1, %r1, -4 ;\n cvt.s64.s32 %rd2, %r1 ;\n cvta.to.global.u64 %rd3, %rd1 ;\n exit ;",
+        );
+        let n = c.len();
+        assert!(matches!(c[n - 1], Instr::Label(_)));
+        assert_eq!(c[n - 2], Instr::Goto(LabelId(1)));
+        assert!(c.contains(&Instr::Goto(LabelId(1))));
+        // mul.wide: the register widened, the constant folded.
+        assert!(c.iter().any(|i| matches!(
+            i,
+            Instr::Op {
+                op: BinOp::Mul,
+                b: Operand::Imm(-4),
+                ..
+            }
+        )));
+        assert!(c.iter().any(|i| matches!(
+            i,
+            Instr::Op {
+                op: BinOp::Ext {
+                    signed: true,
+                    bits: 32
+                },
+                ..
+            }
+        )));
+        assert!(c.iter().any(|i| matches!(
+            i,
+            Instr::Mov {
+                src: Operand::Reg(_),
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn malformed_forms_are_positioned_errors() {
+        let e = |body: &str| parse("P0@cta 0,gpu 0", body).unwrap_err();
+        assert!(e(" .reg %r<2> ;").contains("expected a type"));
+        assert!(e(" .loc 1 2 3 ;").contains("`.loc`"));
+        assert!(e(" setp.lt.b32 %p1, %r1, 0 ;").contains("signed or unsigned"));
+        assert!(e(" setp.eq.s32 %p1, %r1 ;").contains("3 operands"));
+        assert!(e(" selp.b32 %r1, 1, 2 ;").contains("4 operands"));
+        assert!(e(" @%p1 ;").contains("an instruction after the guard"));
+    }
+}

@@ -102,7 +102,6 @@ fn one_type(m: &Mnemonic<'_>, mods: &[&str], min_bits: u8) -> Result<IntType, Sh
     match mods {
         [t] => match int_type(t) {
             Some(ty) if ty.bits >= min_bits => Ok(ty),
-            _ if is_float(t) => Err(Shape::Unsupported(format!("{}.{t}", m.base))),
             _ => Err(Shape::Unsupported(format!("{}.{t}", m.base))),
         },
         [x, ..] if is_float(x) => Err(Shape::Unsupported(format!("{}.{x}", m.base))),
@@ -120,10 +119,7 @@ pub(super) fn classify(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
     let mods = m.mods.as_slice();
     let typed = |min: u8, f: fn(IntType) -> PtxShape| match one_type(m, mods, min) {
         Ok(t) => ok(f(t)),
-        Err(s) if mods.is_empty() => {
-            let _ = s;
-            Err(m.bad("expected a type such as `.s32`"))
-        }
+        Err(_) if mods.is_empty() => Err(m.bad("expected a type such as `.s32`")),
         Err(s) => Ok(s),
     };
     match m.base {
@@ -230,7 +226,7 @@ fn setp(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         [] => return Err(m.bad("expected a comparison and a type (`setp.eq.s32`)")),
         _ => return Ok(Shape::Unsupported("setp".into())),
     };
-    if is_float(ty) || mods.iter().any(|w| *w == "ftz") {
+    if is_float(ty) || mods.contains(&"ftz") {
         return Ok(Shape::Unsupported(format!("setp.{ty}")));
     }
     let Some(t) = int_type(ty) else {
