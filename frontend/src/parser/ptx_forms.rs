@@ -92,6 +92,8 @@ impl<'s> Parser<'s> {
             },
             at.span,
         );
+        // One guard per instruction (PTX has no nested guards; refusing them
+        // also bounds the recursion).
         if !self.at(Tok::Ident) || self.peek().span.line != span.line {
             return Err(self.expected("an instruction after the guard"));
         }
@@ -561,5 +563,6 @@ mod tests {
         assert!(e(" setp.eq.s32 %p1, %r1 ;").contains("3 operands"));
         assert!(e(" selp.b32 %r1, 1, 2 ;").contains("4 operands"));
         assert!(e(" @%p1 ;").contains("an instruction after the guard"));
+        assert!(e(" @%p1 @%p2 st.u32 [data], 1 ;").contains("an instruction after the guard"));
     }
 }
