@@ -38,7 +38,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
     for (_, path, is_dir) in entries {
         if is_dir {
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|x| x == "litmus") {
+        } else if path
+            .extension()
+            .is_some_and(|x| x == "litmus" || x == "launch")
+        {
             out.push(path);
         }
     }

@@ -75,7 +75,8 @@ fn clobbers(i: &Instr) -> Vec<RegId> {
 }
 
 /// The state at the entry of every position of `code` (`None`: unreachable).
-fn entry_states(code: &[Stmt], init: State) -> Vec<Option<State>> {
+/// With `refine`, a branch whose operands are constants takes one way only.
+fn entry_states(code: &[Stmt], init: State, refine: bool) -> Vec<Option<State>> {
     let n = code.len();
     let mut label_pos: Vec<Option<usize>> = Vec::new();
     for (p, s) in code.iter().enumerate() {
@@ -111,8 +112,10 @@ fn entry_states(code: &[Stmt], init: State) -> Vec<Option<State>> {
             }
             Instr::Goto(l) => succ.extend(pos(*l)),
             Instr::Branch { cmp, a, b, target } => match (get(&s, *a), get(&s, *b)) {
-                (Abs::Const(x), Abs::Const(y)) if cmp.eval(x, y) => succ.extend(pos(*target)),
-                (Abs::Const(_), Abs::Const(_)) => succ.push(p + 1),
+                (Abs::Const(x), Abs::Const(y)) if refine && cmp.eval(x, y) => {
+                    succ.extend(pos(*target))
+                }
+                (Abs::Const(_), Abs::Const(_)) if refine => succ.push(p + 1),
                 _ => {
                     succ.push(p + 1);
                     succ.extend(pos(*target));
@@ -146,9 +149,14 @@ impl Builder {
     /// first (in thread order) that is not one location.
     pub(super) fn resolve_addresses(&mut self) -> Result<(), ParseError> {
         let pending = std::mem::take(&mut self.pending_addrs);
-        let mut cache: Option<(usize, Vec<Option<State>>)> = None;
+        // Per thread: the states with constant branches decided (addresses
+        // that differ between threads, as `%tid`-dependent paths), and
+        // without (for code that the thread's own constants make unreachable:
+        // it never runs, any path's address will do).
+        type States = Vec<Option<State>>;
+        let mut cache: Option<(usize, States, States)> = None;
         for p in pending {
-            if cache.as_ref().is_none_or(|(t, _)| *t != p.thread) {
+            if cache.as_ref().is_none_or(|(t, _, _)| *t != p.thread) {
                 let th = &self.threads[p.thread];
                 let n_regs = th.n_regs();
                 let mut init = vec![Abs::Const(0); n_regs];
@@ -157,9 +165,11 @@ impl Builder {
                         set(&mut init, r, Abs::Const(v));
                     }
                 }
-                cache = Some((p.thread, entry_states(&th.code, init)));
+                let refined = entry_states(&th.code, init.clone(), true);
+                let plain = entry_states(&th.code, init, false);
+                cache = Some((p.thread, refined, plain));
             }
-            let Some((_, states)) = &cache else {
+            let Some((_, refined, plain)) = &cache else {
                 continue;
             };
             let fail = |reason: String| {
@@ -172,7 +182,12 @@ impl Builder {
                 )
             };
             let reg = format!("%{}", self.threads[p.thread].reg_name(p.reg));
-            let value = match states.get(p.pos).cloned().flatten() {
+            let state = refined
+                .get(p.pos)
+                .cloned()
+                .flatten()
+                .or_else(|| plain.get(p.pos).cloned().flatten());
+            let value = match state {
                 None => return Err(fail("the instruction is never reached".into())),
                 Some(s) => get(&s, Operand::Reg(p.reg)),
             };
