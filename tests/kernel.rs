@@ -25,7 +25,7 @@ fn kernels_get_their_verdicts_with_both_strategies() {
             "{out}"
         );
         assert!(
-            out.contains("Observation mp-relaxed-flag Sometimes 1 1"),
+            out.contains("Observation mp-volatile-nofence Sometimes 1 1"),
             "{out}"
         );
         assert!(out.contains("expectations: matched 6 of 6"), "{out}");
@@ -52,4 +52,54 @@ fn a_bad_launch_is_an_error_at_the_ptx_position() {
         all.contains("k.ptx:4:22: cannot resolve the address `[%rd9]`"),
         "{all}"
     );
+}
+
+/// The `.ptx` files of `corpus/kernels/` are the compiler's output for their
+/// `.cu` sources (command in `corpus/kernels/README.md`): regenerated and
+/// compared when `clang-19` is installed, skipped visibly otherwise.
+#[test]
+fn kernel_ptx_files_match_the_compiler_output() {
+    let clang = std::process::Command::new("clang-19")
+        .arg("--version")
+        .output();
+    if !clang.is_ok_and(|o| o.status.success()) {
+        eprintln!("SKIP: clang-19 not installed; corpus/kernels/*.ptx not regenerated");
+        return;
+    }
+    let dir = root().join("corpus/kernels");
+    let out = scratch("kernel-regen");
+    let mut sources: Vec<_> = std::fs::read_dir(&dir)
+        .expect("corpus/kernels")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .collect();
+    sources.sort();
+    assert!(sources.len() >= 3, "{sources:?}");
+    for cu in sources {
+        let ptx = out.join(cu.with_extension("ptx").file_name().expect("file name"));
+        let o = std::process::Command::new("clang-19")
+            .args([
+                "-x",
+                "cuda",
+                "--cuda-device-only",
+                "-nocudainc",
+                "-nocudalib",
+            ])
+            .args(["--cuda-gpu-arch=sm_90", "-O2", "-S"])
+            .arg(&cu)
+            .arg("-o")
+            .arg(&ptx)
+            .output()
+            .expect("clang-19 runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = std::fs::read_to_string(&ptx).expect("compiled");
+        let want = std::fs::read_to_string(cu.with_extension("ptx")).expect("committed .ptx");
+        assert_eq!(
+            got,
+            want,
+            "{} differs from the compiler output",
+            cu.display()
+        );
+    }
 }

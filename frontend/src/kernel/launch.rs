@@ -326,8 +326,18 @@ pub fn parse_launch(
     }
     lines.push(("{".into(), Origin::Launch(1)));
     let init_names: Vec<&str> = l.init.iter().map(|(n, _, _)| n.as_str()).collect();
+    // `.shared` variables declared in the entry (clang's "demoted" ones) are
+    // per-CTA locations like the module's.
+    let mut vars = m.vars.clone();
+    for stmt in &entry.body {
+        if stmt.text.starts_with(".shared") {
+            let v = module::var(&stmt.text, true, stmt.pos)
+                .map_err(|why| err(&mpath, stmt.pos.line, stmt.pos.col, why))?;
+            vars.push(v);
+        }
+    }
     let mut shared: Vec<&str> = Vec::new();
-    for v in &m.vars {
+    for v in &vars {
         if v.shared {
             shared.push(&v.name);
             for c in 0..ctas {
@@ -395,10 +405,10 @@ pub fn parse_launch(
                 "`call` is not supported: kernel mode does not inline `.func` calls",
             ));
         }
-        if first.starts_with(".local")
-            || first.starts_with(".shared")
-            || first.starts_with(".const")
-        {
+        if first.starts_with(".shared") {
+            continue;
+        }
+        if first.starts_with(".local") || first.starts_with(".const") {
             return Err(err(&mpath, stmt.pos.line, stmt.pos.col, format!("`{first}` variables inside an entry are not supported (declare them in the module)")));
         }
         if matches!(first, ".loc" | ".pragma" | ".file") {

@@ -280,7 +280,7 @@ fn signature(text: &str) -> Option<(String, Vec<String>)> {
 }
 
 /// `.visible .global .align 4 .u32 name{[N]}{ = V}`.
-fn var(text: &str, shared: bool, pos: Pos) -> Result<Var, String> {
+pub(super) fn var(text: &str, shared: bool, pos: Pos) -> Result<Var, String> {
     let (decl, init) = match text.split_once('=') {
         Some((d, i)) => (d.trim(), Some(i.trim())),
         None => (text.trim(), None),
