@@ -58,6 +58,9 @@ fn err(file: &str, line: u32, col: u32, message: impl Into<String>) -> KernelErr
     }
 }
 
+/// The most threads one launch may run (each is a thread of the litmus test).
+const MAX_THREADS: u64 = 256;
+
 const WORDS: [&str; 8] = [
     "module", "entry", "grid", "block", "threads", "param", "cluster", "{",
 ];
@@ -280,6 +283,16 @@ pub fn parse_launch(
     };
     // Threads.
     let ctas = l.grid;
+    let launched = u64::from(ctas) * u64::from(l.block);
+    let listed = l.threads.as_ref().map_or(launched, |v| v.len() as u64);
+    if listed > MAX_THREADS {
+        return Err(err(
+            file,
+            l.grid_line.max(1),
+            1,
+            format!("{listed} threads: kernel mode runs at most {MAX_THREADS} (list them with `threads CTA:TID, ...`)"),
+        ));
+    }
     let all: Vec<(u32, u32)> = (0..ctas)
         .flat_map(|c| (0..l.block).map(move |t| (c, t)))
         .collect();
@@ -563,5 +576,12 @@ mod tests {
         let bad = launch("KERNEL k\nmodule k.ptx\nparam 0 = g\nparam 1 = 1\nexists (P7:r1 == 1)\n")
             .unwrap_err();
         assert!(bad.starts_with("k.launch:5:"), "{bad}");
+    }
+
+    #[test]
+    fn a_huge_launch_is_refused() {
+        let e = launch("KERNEL k\nmodule k.ptx\ngrid 100000\nblock 1024\nexists (x == 1)\n")
+            .unwrap_err();
+        assert!(e.starts_with("k.launch:3:1: 102400000 threads"), "{e}");
     }
 }
