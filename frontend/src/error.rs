@@ -205,7 +205,7 @@ pub enum ParseErrorKind {
         thread: u64,
     },
     /// A placement field other than `cta`, `cluster`, `gpu`.
-    #[error("unknown placement field `{field}` for thread P{thread} (expected `cta`, `cluster` or `gpu`)")]
+    #[error("unknown placement field `{field}` for thread P{thread} (expected `cta`, `cluster`, `gpu`, `tid`, `ntid`, `nctaid`, `cluster_ctaid`, `cluster_nctaid` or `nclusterid`)")]
     UnknownPlacementField {
         /// The field.
         field: String,
@@ -300,6 +300,27 @@ pub enum ParseErrorKind {
     /// A `%name` (a register) where a location is needed.
     #[error("`{0}` is a register, not a memory location")]
     RegisterAsLocation(String),
+    /// A register-held address (`[%rd1]`) that does not resolve to one location.
+    #[error("cannot resolve the address `{text}` to a location: {reason}")]
+    UnresolvedAddress {
+        /// The address as written.
+        text: String,
+        /// Why.
+        reason: String,
+    },
+    /// A special register (`%tid.x`) that the thread's placement does not define.
+    #[error("`{reg}` is not defined by the placement of P{thread}: {hint}")]
+    UndefinedSpecialRegister {
+        /// The register as written.
+        reg: String,
+        /// The thread.
+        thread: usize,
+        /// What would define it.
+        hint: String,
+    },
+    /// A malformed `.reg` declaration.
+    #[error("bad register declaration: {0}")]
+    BadRegDecl(String),
     /// Dialect `ld R, V` (a move) whose source is a declared location.
     #[error("`ld` without semantics is a register move (`ld R, V`), but `{0}` is a location: write `ld.weak R, {0}` to load it")]
     MoveFromLocation(String),

@@ -351,6 +351,113 @@ pub enum BinOp {
     MbarrierParityDone,
     /// `mbarrier.test_wait`'s result with a state ([`mbarrier::state_done`]; no PTX spelling).
     MbarrierStateDone,
+    /// `setp.CMP.TYPE`: 1 when `a cmp b` holds, 0 otherwise, both operands read
+    /// as `bits`-bit integers, signed or unsigned (`lo ls hi hs` are the unsigned
+    /// `lt le gt ge`; `.b` types compare unsigned).
+    Setp {
+        /// The comparison.
+        cmp: CmpOp,
+        /// Whether the operands are read as signed integers.
+        signed: bool,
+        /// Width of the operands: 16, 32 or 64.
+        bits: u8,
+    },
+    /// `cvt` between integer types: `a` truncated to `bits` bits, then sign-
+    /// or zero-extended to 64 (`b` is ignored).
+    Ext {
+        /// Sign extension (else zero extension).
+        signed: bool,
+        /// Width: 8, 16, 32 or 64.
+        bits: u8,
+    },
+    /// `popc.bN`: the number of one bits among the low `bits` bits of `a` (`b` is ignored).
+    Popc {
+        /// Width: 32 or 64.
+        bits: u8,
+    },
+    /// `abs`: `|a|`, wrapping (`b` is ignored).
+    Abs,
+}
+
+impl BinOp {
+    /// Whether the operation reads only its first operand (`cvt`, `popc`, `abs`).
+    pub fn is_unary(self) -> bool {
+        matches!(self, BinOp::Ext { .. } | BinOp::Popc { .. } | BinOp::Abs)
+    }
+
+    /// Evaluates the operation on 64-bit integers. Wraps on overflow; division
+    /// and remainder by zero give 0 (as the corpus' verifier does); shifts by a
+    /// negative amount or by 64 or more give 0 (`shl`) or the sign (`shr`,
+    /// arithmetic).
+    pub fn eval(self, a: i64, b: i64) -> i64 {
+        match self {
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div => {
+                if b == 0 {
+                    0
+                } else {
+                    a.wrapping_div(b)
+                }
+            }
+            BinOp::Rem => {
+                if b == 0 {
+                    0
+                } else {
+                    a.wrapping_rem(b)
+                }
+            }
+            BinOp::And => a & b,
+            BinOp::Or => a | b,
+            BinOp::Xor => a ^ b,
+            BinOp::Shl => {
+                if (0..64).contains(&b) {
+                    a << b
+                } else {
+                    0
+                }
+            }
+            BinOp::Shr => {
+                if (0..64).contains(&b) {
+                    a >> b
+                } else if a < 0 {
+                    -1
+                } else {
+                    0
+                }
+            }
+            BinOp::Min => a.min(b),
+            BinOp::Max => a.max(b),
+            BinOp::MbarrierParityDone => mbarrier::parity_done(a, b),
+            BinOp::MbarrierStateDone => mbarrier::state_done(a, b),
+            BinOp::Setp { cmp, signed, bits } => {
+                let (x, y) = (extend(a, signed, bits), extend(b, signed, bits));
+                let holds = if signed {
+                    cmp.eval(x, y)
+                } else {
+                    cmp.eval_unsigned(x as u64, y as u64)
+                };
+                i64::from(holds)
+            }
+            BinOp::Ext { signed, bits } => extend(a, signed, bits),
+            BinOp::Popc { bits } => i64::from(extend(a, false, bits).count_ones() as u8),
+            BinOp::Abs => a.wrapping_abs(),
+        }
+    }
+}
+
+/// `v` truncated to its low `bits` bits, then sign- or zero-extended to 64 bits.
+pub fn extend(v: i64, signed: bool, bits: u8) -> i64 {
+    if bits == 0 || bits >= 64 {
+        return v;
+    }
+    let shift = 64 - u32::from(bits);
+    if signed {
+        (v << shift) >> shift
+    } else {
+        ((v as u64) << shift >> shift) as i64
+    }
 }
 
 /// Comparison of a conditional branch or of a `setp`.
@@ -373,6 +480,18 @@ pub enum CmpOp {
 impl CmpOp {
     /// Evaluates the comparison.
     pub fn eval(self, a: i64, b: i64) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+
+    /// Evaluates the comparison on unsigned integers.
+    pub fn eval_unsigned(self, a: u64, b: u64) -> bool {
         match self {
             CmpOp::Eq => a == b,
             CmpOp::Ne => a != b,
@@ -517,6 +636,18 @@ pub enum Instr {
     },
     /// An asynchronous operation or an `mbarrier` instruction (8.9.1.1).
     Async(AsyncInstr),
+    /// A register-held address (`[%rd1+8]`): the memory instruction that
+    /// follows accesses the address held in `reg` plus `offset`. The parser
+    /// resolves that address to a location and writes it in the memory
+    /// instruction; this statement (no event) carries the register so that
+    /// the access's events get an address dependency on the reads its value
+    /// came from (8.10.4).
+    AddrReg {
+        /// The register holding the address.
+        reg: RegId,
+        /// The byte offset written after it.
+        offset: i64,
+    },
     /// A construct that parses but that the checker does not support; the test
     /// is reported as unsupported (see [`Test::unsupported`]).
     Unsupported(String),
@@ -595,6 +726,28 @@ pub struct Address {
     pub phys: PhysId,
     /// The virtual address it denotes.
     pub vaddr: VAddrId,
+}
+
+/// The integer a register holds for the address of a declared name
+/// (`mov.u64 %rd1, x`): address `a` is `(a + 1) * 2^32`, and `[%rd1+N]`
+/// adds the byte offset `N` (below [`MAX_ADDR_OFFSET`]). Only the mapping
+/// back to a location matters: the values are opaque otherwise.
+pub fn address_value(a: AddrId) -> i64 {
+    (a.0 as i64 + 1) << 32
+}
+
+/// Offsets from a register-held address must stay below this (as `[x+N]`).
+pub const MAX_ADDR_OFFSET: i64 = 1 << 20;
+
+/// The declared address and byte offset an integer denotes, if it denotes
+/// one ([`address_value`]).
+pub fn address_of_value(v: i64) -> Option<(AddrId, u32)> {
+    let k = v >> 32;
+    let off = v & 0xffff_ffff;
+    if k < 1 || k > i64::from(u32::MAX) || off >= MAX_ADDR_OFFSET {
+        return None;
+    }
+    Some((AddrId((k - 1) as u32), off as u32))
 }
 
 /// A task enqueued in a CUDA stream (8.9.4, API synchronization).

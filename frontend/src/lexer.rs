@@ -271,6 +271,12 @@ impl<'s> Lexer<'s> {
                 self.ident_rest();
                 Tok::Ident
             }
+            // A directive in a thread (`.reg .b32 %r<4>`).
+            '.' if next.is_some_and(|n| n.is_ascii_alphabetic()) => {
+                self.bump();
+                self.ident_rest();
+                Tok::Ident
+            }
             '%' if next.is_some_and(is_ident_start) => {
                 self.bump();
                 self.ident_rest();

@@ -65,6 +65,7 @@
 pub mod diy;
 pub mod families;
 pub mod ir;
+pub mod kernel;
 
 mod error;
 mod intern;

@@ -98,6 +98,7 @@ fn async_corpus_parses_and_round_trips() {
         ("clusters", 6),
         ("proxies", 16),
         ("idioms", 13),
+        ("ptx", 13),
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../corpus")

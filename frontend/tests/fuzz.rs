@@ -421,7 +421,6 @@ fn ptx_seeds_parse_and_round_trip() {
         unsupported,
         [
             "unsupported: ld.nc (outside the memory model, 8.1) at 13:2",
-            "unsupported: setp at 18:13",
             "unsupported: bar.red at 19:47",
         ]
     );

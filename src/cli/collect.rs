@@ -100,7 +100,9 @@ fn walk(dir: &Path, c: &mut Collected) {
     // parsing paths per comparison.
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, path, kind) in entries {
-        let litmus = path.extension().is_some_and(|x| x == "litmus");
+        let litmus = path
+            .extension()
+            .is_some_and(|x| x == "litmus" || x == "launch");
         match kind {
             Kind::Dir => walk(&path, c),
             Kind::File if litmus => c.files.push(path),

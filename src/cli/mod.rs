@@ -14,6 +14,7 @@ mod gen_cmd;
 mod graph;
 mod herd;
 mod json;
+mod kernel_cmd;
 mod label;
 mod merge_cmd;
 mod models_cmd;

@@ -161,7 +161,7 @@ fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
                 message,
             },
         },
-        Ok(src) => match ptxmc_frontend::parse(&src) {
+        Ok(src) => match super::kernel_cmd::parse(file, &src) {
             Err(e) => Outcome {
                 file: file.to_path_buf(),
                 name,

@@ -283,6 +283,7 @@ pub(crate) fn reads(i: &Instr) -> Vec<RegId> {
         }
         Instr::Op { a, b, .. } | Instr::Branch { a, b, .. } => regs_of(&[*a, *b]),
         Instr::Mov { src, .. } => regs_of(&[*src]),
+        Instr::AddrReg { reg, .. } => vec![*reg],
         Instr::Async(AsyncInstr::StAsync { src, .. }) => regs_of(&[*src]),
         Instr::Async(AsyncInstr::MbarrierWait { x, .. }) => regs_of(&[*x]),
         Instr::Async(_)

@@ -44,8 +44,13 @@ pub fn later_writes_depend(code: &ThreadCode, pc: usize) -> bool {
         _ => return false,
     }
     let is_tainted = |t: &[RegId], o: &Operand| matches!(o, Operand::Reg(r) if t.contains(r));
+    // Whether the address of the next memory instruction is held in a
+    // tainted register (an address dependency, 8.10.4).
+    let mut addr_dep = false;
     for s in stmts.iter().skip(pc + 1) {
+        let via_addr = std::mem::take(&mut addr_dep);
         match &s.instr {
+            Instr::AddrReg { reg, .. } => addr_dep = tainted.contains(reg),
             Instr::Label(_) | Instr::Fence { .. } | Instr::Barrier { .. } => {}
             Instr::Branch { a, b, .. } => {
                 return is_tainted(&tainted, a) || is_tainted(&tainted, b);
@@ -63,13 +68,14 @@ pub fn later_writes_depend(code: &ThreadCode, pc: usize) -> bool {
                 }
             }
             Instr::Store { src, .. } => {
-                if !src.iter().all(|o| is_tainted(&tainted, o)) {
+                if !via_addr && !src.iter().all(|o| is_tainted(&tainted, o)) {
                     return false;
                 }
             }
             Instr::Rmw { a, b, dst, .. } => {
-                let dep =
-                    is_tainted(&tainted, a) || b.as_ref().is_some_and(|b| is_tainted(&tainted, b));
+                let dep = via_addr
+                    || is_tainted(&tainted, a)
+                    || b.as_ref().is_some_and(|b| is_tainted(&tainted, b));
                 if !dep {
                     return false;
                 }

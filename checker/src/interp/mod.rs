@@ -89,52 +89,9 @@ impl Value for i64 {
     }
 }
 
-/// Register arithmetic on 64-bit integers. Wraps on overflow; division and
-/// remainder by zero give 0 (as the corpus' verifier does); shifts by a negative
-/// amount or by 64 or more give 0 (`shl`) or the sign (`shr`, arithmetic).
+/// Register arithmetic on 64-bit integers ([`BinOp::eval`]).
 pub fn eval_binop(op: BinOp, a: i64, b: i64) -> i64 {
-    match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div => {
-            if b == 0 {
-                0
-            } else {
-                a.wrapping_div(b)
-            }
-        }
-        BinOp::Rem => {
-            if b == 0 {
-                0
-            } else {
-                a.wrapping_rem(b)
-            }
-        }
-        BinOp::And => a & b,
-        BinOp::Or => a | b,
-        BinOp::Xor => a ^ b,
-        BinOp::Shl => {
-            if (0..64).contains(&b) {
-                a << b
-            } else {
-                0
-            }
-        }
-        BinOp::Shr => {
-            if (0..64).contains(&b) {
-                a >> b
-            } else if a < 0 {
-                -1
-            } else {
-                0
-            }
-        }
-        BinOp::Min => a.min(b),
-        BinOp::Max => a.max(b),
-        BinOp::MbarrierParityDone => mbarrier::parity_done(a, b),
-        BinOp::MbarrierStateDone => mbarrier::state_done(a, b),
-    }
+    op.eval(a, b)
 }
 
 /// The value an `atom`/`red` writes, from the value `old` it read, its operand
@@ -181,5 +138,7 @@ pub fn eval_rmw(op: RmwOp, old: i64, a: i64, b: i64) -> i64 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ptx;
 #[cfg(test)]
 pub(crate) mod testutil;

@@ -114,6 +114,9 @@ pub struct ThreadState<V> {
     awaited: [u32; 2],
     /// The value the source read of the current asynchronous copy returned.
     copy_value: Option<(V, Deps)>,
+    /// The reads the address of the next memory instruction depends on (an
+    /// [`Instr::AddrReg`] before it); cleared when that instruction is done.
+    addr_deps: Deps,
 }
 
 /// Written out so that `clone_from` reuses the buffers of the state it
@@ -142,6 +145,7 @@ impl<V: Clone> Clone for ThreadState<V> {
             committed: self.committed.clone(),
             awaited: self.awaited,
             copy_value: self.copy_value.clone(),
+            addr_deps: self.addr_deps.clone(),
         }
     }
 
@@ -169,6 +173,7 @@ impl<V: Clone> Clone for ThreadState<V> {
             committed,
             awaited,
             copy_value,
+            addr_deps,
         } = self;
         *thread = source.thread;
         *unroll = source.unroll;
@@ -191,6 +196,7 @@ impl<V: Clone> Clone for ThreadState<V> {
         committed.clone_from(&source.committed);
         *awaited = source.awaited;
         copy_value.clone_from(&source.copy_value);
+        addr_deps.clone_from(&source.addr_deps);
     }
 }
 
@@ -239,6 +245,7 @@ impl<V: Value> ThreadState<V> {
             committed: [Vec::new(), Vec::new()],
             awaited: [0; 2],
             copy_value: None,
+            addr_deps: Deps::new(),
         }
     }
 
@@ -474,6 +481,11 @@ impl<V: Value> ThreadState<V> {
                     self.set_reg(*dst, v, d);
                     self.step_to(self.pc + 1);
                 }
+                Instr::AddrReg { reg, .. } => {
+                    let (_, d) = self.operand(Operand::Reg(*reg));
+                    self.addr_deps = d;
+                    self.step_to(self.pc + 1);
+                }
                 Instr::Unsupported(_) => {
                     // Never reached: ThreadCode::new rejects such code.
                     self.run = Run::Done;
@@ -497,6 +509,7 @@ impl<V: Value> ThreadState<V> {
                     None => {
                         // An access with no elements: no event.
                         self.sub = 0;
+                        self.addr_deps.clear();
                         self.step_to(self.pc + 1);
                     }
                 },
@@ -559,6 +572,7 @@ impl<V: Value> ThreadState<V> {
         }
         if p.last {
             self.sub = 0;
+            self.addr_deps.clear();
             self.step_to(self.pc + 1);
         } else {
             self.sub += 1;
@@ -576,7 +590,7 @@ impl<V: Value> ThreadState<V> {
             proxy: Proxy::Generic,
             span: stmt.map(|s| s.span).unwrap_or_default(),
             instr: self.pc as u32,
-            addr_deps: SmallVec::new(),
+            addr_deps: self.addr_deps.clone(),
             data_deps: SmallVec::new(),
             ctrl_deps: self.ctrl.clone(),
             async_order: AsyncOrder {

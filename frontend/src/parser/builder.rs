@@ -28,7 +28,33 @@ pub(super) struct ThreadState {
     label_uses: Vec<(LabelId, Span)>,
     pub code: Vec<Stmt>,
     pub unsupported: Vec<Unsupported>,
+    /// The placement fields of special registers (`tid 3`).
+    pub special: super::special::SpecialFields,
+    /// Fresh names made so far (guard labels `$gN`, temporaries `$tN`).
+    pub fresh: u32,
+    /// The label `ret`/`exit` jump to, defined after the last statement.
+    pub exit_label: Option<LabelId>,
 }
+
+/// A memory instruction whose address is held in a register (`[%rd1+8]`),
+/// resolved once the thread's code is known (`parser/addresses.rs`).
+#[derive(Debug)]
+pub(super) struct PendingAddr {
+    /// Thread index.
+    pub thread: usize,
+    /// Position of the memory instruction in the thread's code.
+    pub pos: usize,
+    /// The register and offset.
+    pub reg: RegId,
+    pub offset: i64,
+    /// The address as written, and where.
+    pub text: String,
+    pub span: Span,
+}
+
+/// The placeholder address of a memory instruction until its register-held
+/// address is resolved.
+pub(super) const UNRESOLVED: AddrId = AddrId(u32::MAX);
 
 /// A `P0:r0=V` entry of the initial state, resolved once the threads are known.
 #[derive(Debug)]
@@ -60,6 +86,8 @@ pub(super) struct Builder {
     pub pending_kernel_threads: Vec<Vec<(u64, Span)>>,
     /// The locations each multimem address points to (`mc @ multimem x, y;`).
     pub multimem_members: Vec<(AddrId, Vec<AddrId>)>,
+    /// Register-held addresses still to resolve.
+    pub pending_addrs: Vec<PendingAddr>,
 }
 
 impl Builder {
@@ -185,6 +213,18 @@ impl Builder {
         self.addresses[a.index()].kind = AddrKind::Multimem;
         self.n_declared = self.addrs.len();
         Ok(())
+    }
+
+    /// The name of address `a`.
+    pub fn addr_name(&self, a: AddrId) -> Option<String> {
+        (a.index() < self.addrs.len()).then(|| self.addrs.name(a).to_string())
+    }
+
+    /// A fresh name `{prefix}{n}` of thread `t` (guard labels, temporaries).
+    pub fn fresh(&mut self, t: usize, prefix: &str) -> String {
+        let th = &mut self.threads[t];
+        th.fresh += 1;
+        format!("{prefix}{}", th.fresh - 1)
     }
 
     /// The address named `name`, if it exists (nothing is created).
@@ -369,11 +409,6 @@ impl Builder {
         b
     }
 
-    /// The name of address `a`.
-    pub fn addr_name(&self, a: AddrId) -> &str {
-        self.addrs.name(a)
-    }
-
     /// The name of register `r` of thread `t`.
     pub fn reg_name(&self, t: ThreadId, r: RegId) -> &str {
         self.threads
@@ -391,6 +426,16 @@ impl ThreadState {
             span,
             ..ThreadState::default()
         }
+    }
+
+    /// The number of registers interned so far.
+    pub fn n_regs(&self) -> usize {
+        self.regs.len()
+    }
+
+    /// The canonical name of register `r`.
+    pub fn reg_name(&self, r: RegId) -> &str {
+        self.regs.name(r)
     }
 
     fn labels_name(&self, l: LabelId) -> String {

@@ -222,7 +222,7 @@ pub(crate) fn standalone_prop(src: &str, test: &crate::ir::Test) -> PResult<Prop
     for term in terms {
         let (name, what) = match term {
             Term::Mem(a) if a.index() >= test.symbols.addrs.len() => {
-                (p.b.addr_name(a).to_string(), "a location of the test")
+                (p.b.addr_name(a).unwrap_or_default(), "a location of the test")
             }
             Term::Reg(th, r)
                 if test

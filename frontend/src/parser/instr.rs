@@ -26,6 +26,17 @@ pub(super) enum Value<'s> {
 pub(super) enum Lowered {
     Instr(Instr),
     Unsupported(String),
+    /// An instruction with no effect on the model (`nanosleep`).
+    Nothing,
+}
+
+/// A memory address operand before interning.
+#[derive(Copy, Clone)]
+pub(super) enum MemAddr<'s> {
+    /// A location `x` / `[x+N]` with its byte offset.
+    Loc(&'s str, u32),
+    /// A register-held address `[%rd1+N]`.
+    Reg(&'s str, i64),
 }
 
 /// Joins tokens with single spaces, except where no space reads better and
@@ -62,15 +73,15 @@ impl<'s> Parser<'s> {
                 self.push(t, branch, first.span);
                 return Ok(());
             }
-            self.bump();
-            self.skip_raw()?;
-            self.unsupported(t, start, "predicated instruction".into(), first.span);
-            return Ok(());
+            return self.guarded(t);
         }
         if first.tok != Tok::Ident {
             return Err(self.expected("an instruction"));
         }
         let text = self.text(first);
+        if text.starts_with('.') {
+            return self.reg_decl(first);
+        }
         self.bump();
         if self.multimem_instruction(t, text, first.span)? {
             return Ok(());
@@ -81,10 +92,12 @@ impl<'s> Parser<'s> {
             self.unsupported(t, start, construct, first.span);
             return Ok(());
         }
-        let ops = self.operands(first.end_span.line)?;
+        let mut ops = self.operands(first.end_span.line)?;
+        self.resolve_specials(t, &mut ops)?;
         match self.lower(t, text, shape, &ops, first.span)? {
             Lowered::Instr(i) => self.push(t, i, first.span),
             Lowered::Unsupported(construct) => self.unsupported(t, start, construct, first.span),
+            Lowered::Nothing => {}
         }
         Ok(())
     }
@@ -150,7 +163,7 @@ impl<'s> Parser<'s> {
                     }));
                 }
                 let dst = c.regs("destination", d, access.vector)?;
-                let Some(addr) = c.addr(a)? else {
+                let Some(addr) = c.mem_addr(a)? else {
                     return Ok(Lowered::Unsupported("address offset".into()));
                 };
                 let dst = dst.iter().map(|r| self.b.reg(t, r)).collect();
@@ -161,7 +174,7 @@ impl<'s> Parser<'s> {
                     space,
                     access,
                     dst,
-                    addr: self.b.addr_at(addr.0, addr.1),
+                    addr: self.intern_addr(t, addr, a),
                 }
             }
             Shape::Store {
@@ -172,11 +185,11 @@ impl<'s> Parser<'s> {
                 access,
             } => {
                 let [a, v] = c.exactly::<2>(ops, "2 operands")?;
-                let Some(addr) = c.addr(a)? else {
+                let Some(addr) = c.mem_addr(a)? else {
                     return Ok(Lowered::Unsupported("address offset".into()));
                 };
                 let src = c.values("source", v, access.vector)?;
-                let addr = self.b.addr_at(addr.0, addr.1);
+                let addr = self.intern_addr(t, addr, a);
                 let src = src.into_iter().map(|v| self.val(t, v)).collect();
                 Instr::Store {
                     sem,
@@ -215,7 +228,7 @@ impl<'s> Parser<'s> {
                 if (!red && dst.is_none()) || rest.len() < min || rest.len() > max {
                     return Err(c.count(expected, ops.len()));
                 }
-                let Some(addr) = c.addr(&rest[0])? else {
+                let Some(addr) = c.mem_addr(&rest[0])? else {
                     return Ok(Lowered::Unsupported("address offset".into()));
                 };
                 let a = match rest.get(1) {
@@ -227,7 +240,7 @@ impl<'s> Parser<'s> {
                     .map(|o| c.value("swap operand", o))
                     .transpose()?;
                 let dst = dst.map(|d| self.b.reg(t, d));
-                let addr = self.b.addr_at(addr.0, addr.1);
+                let addr = self.intern_addr(t, addr, &rest[0]);
                 let a = self.val(t, a);
                 let b = b.map(|b| self.val(t, b));
                 Instr::Rmw {
@@ -284,12 +297,14 @@ impl<'s> Parser<'s> {
             }
             Shape::Mov => {
                 let [d, s] = c.exactly::<2>(ops, "2 operands")?;
-                let (d, s) = (c.reg("destination", d)?, c.value("source", s)?);
+                let d = c.reg("destination", d)?;
+                let src = self.mov_source(t, &c, s)?;
                 Instr::Mov {
                     dst: self.b.reg(t, d),
-                    src: self.val(t, s),
+                    src,
                 }
             }
+            Shape::Ptx(p) => return self.lower_ptx(t, &c, p, ops),
             Shape::Goto => {
                 let [l] = c.exactly::<1>(ops, "1 operand")?;
                 let l = c.label(l)?;
@@ -394,6 +409,34 @@ impl<'s> Parser<'s> {
             id,
             count,
         }))
+    }
+
+    /// Interns a memory address of thread `t`: a location, or a register-held
+    /// address (an [`Instr::AddrReg`] pushed before the instruction, resolved
+    /// after the thread table by `parser/addresses.rs`).
+    pub(super) fn intern_addr(
+        &mut self,
+        t: usize,
+        addr: MemAddr<'_>,
+        op: &Operand<'_>,
+    ) -> crate::ir::AddrId {
+        match addr {
+            MemAddr::Loc(name, off) => self.b.addr_at(name, off),
+            MemAddr::Reg(name, offset) => {
+                let reg = self.b.reg(t, name);
+                self.push(t, Instr::AddrReg { reg, offset }, op.span);
+                let pos = self.b.threads[t].code.len();
+                self.b.pending_addrs.push(super::builder::PendingAddr {
+                    thread: t,
+                    pos,
+                    reg,
+                    offset,
+                    text: op.text.to_string(),
+                    span: op.span,
+                });
+                super::builder::UNRESOLVED
+            }
+        }
     }
 
     /// Interns a value operand of thread `t`.
@@ -505,6 +548,20 @@ impl Check<'_> {
             ));
         }
         Ok(Some((name, offset)))
+    }
+
+    /// A memory address: a location (as [`Self::addr`]) or a register-held
+    /// address `[%rd1]` / `[%rd1+N]`; `None` for an unsupported offset.
+    pub(super) fn mem_addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<MemAddr<'s>>> {
+        if let OpKind::Addr { name, offset } = op.kind {
+            if name.starts_with('%') {
+                if offset.unsigned_abs() >= crate::ir::MAX_ADDR_OFFSET as u64 {
+                    return Ok(None);
+                }
+                return Ok(Some(MemAddr::Reg(name, offset)));
+            }
+        }
+        Ok(self.addr(op)?.map(|(n, o)| MemAddr::Loc(n, o)))
     }
 
     pub(super) fn label<'s>(&self, op: &Operand<'s>) -> PResult<(&'s str, Span)> {

@@ -1,6 +1,7 @@
 //! The recursive-descent parser: header, initial state, thread table and final
 //! condition, lowered straight to the IR (no intermediate AST survives a cell).
 
+mod addresses;
 mod api;
 mod async_ops;
 mod builder;
@@ -10,6 +11,8 @@ mod instr;
 mod multimem;
 mod opcode;
 mod operand;
+mod ptx_forms;
+mod special;
 mod threads;
 
 use crate::error::{ParseError, ParseErrorKind};

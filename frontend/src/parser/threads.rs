@@ -1,6 +1,7 @@
 //! The thread table: the header row `P0@cta 0,gpu 0 | ... ;` and the instruction rows.
 
 use super::builder::ThreadState;
+use super::special::SpecialFields;
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::ir::{Instr, Placement, Span, Stmt};
@@ -19,7 +20,25 @@ impl Parser<'_> {
         while !self.at_tail() {
             self.row()?;
         }
-        self.b.check_labels()
+        self.define_exit_labels()?;
+        self.b.check_labels()?;
+        self.b.resolve_addresses()
+    }
+
+    /// `ret` / `exit` jump to a label after the thread's last statement.
+    fn define_exit_labels(&mut self) -> PResult<()> {
+        for t in 0..self.b.threads.len() {
+            if self.b.threads[t].exit_label.is_none() {
+                continue;
+            }
+            let span = self.b.threads[t]
+                .code
+                .last()
+                .map_or_else(Span::default, |s| s.span);
+            let l = self.b.label_def(t, "$exit", span)?;
+            self.push(t, Instr::Label(l), span);
+        }
+        Ok(())
     }
 
     /// Whether the current token starts the tail (`exists`, `~exists`, `forall`,
@@ -81,10 +100,10 @@ impl Parser<'_> {
                 ));
             }
             self.bump();
-            let (placement, explicit_cluster) = self.placement(n)?;
-            self.b
-                .threads
-                .push(ThreadState::new(placement, explicit_cluster, t.span));
+            let (placement, explicit_cluster, special) = self.placement(n)?;
+            let mut th = ThreadState::new(placement, explicit_cluster, t.span);
+            th.special = special;
+            self.b.threads.push(th);
             match self.peek().tok {
                 Tok::Pipe => {
                     self.bump();
@@ -100,24 +119,29 @@ impl Parser<'_> {
         self.check_clusters()
     }
 
-    /// `cta N, [cluster N,] gpu N` (any order, each at most once; `cta` and `gpu` required).
-    fn placement(&mut self, thread: u64) -> PResult<(Placement, bool)> {
+    /// `cta N, [cluster N,] gpu N` (any order, each at most once; `cta` and `gpu`
+    /// required), and the optional fields of special registers (`tid N`, ...).
+    fn placement(&mut self, thread: u64) -> PResult<(Placement, bool, SpecialFields)> {
         let (mut cta, mut cluster, mut gpu) = (None, None, None);
+        let mut special = SpecialFields::default();
         loop {
             let (field, span) = self.ident("a placement field (`cta`, `cluster` or `gpu`)")?;
             let slot = match field {
                 "cta" => &mut cta,
                 "cluster" => &mut cluster,
                 "gpu" => &mut gpu,
-                _ => {
-                    return Err(ParseError::new(
-                        ParseErrorKind::UnknownPlacementField {
-                            field: field.into(),
-                            thread,
-                        },
-                        span,
-                    ))
-                }
+                f => match special.slot(f) {
+                    Some(slot) => slot,
+                    None => {
+                        return Err(ParseError::new(
+                            ParseErrorKind::UnknownPlacementField {
+                                field: field.into(),
+                                thread,
+                            },
+                            span,
+                        ))
+                    }
+                },
             };
             if slot.is_some() {
                 return Err(ParseError::new(
@@ -163,7 +187,7 @@ impl Parser<'_> {
             cluster: cluster.unwrap_or(cta),
             gpu,
         };
-        Ok((placement, cluster.is_some()))
+        Ok((placement, cluster.is_some(), special))
     }
 
     /// Every thread names its cluster or none does, and each CTA lies in one cluster.

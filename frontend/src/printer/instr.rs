@@ -96,6 +96,9 @@ pub(super) struct Ctx<'a> {
     pub(super) th: usize,
     /// PTX spelling: `%r0`, `[x]`.
     pub(super) ptx: bool,
+    /// The register-held address (`[%rd1+8]`) of a memory instruction that an
+    /// [`Instr::AddrReg`] precedes; printed instead of the resolved location.
+    pub(super) via: Option<(RegId, i64)>,
 }
 
 impl Ctx<'_> {
@@ -116,6 +119,14 @@ impl Ctx<'_> {
     }
 
     pub(super) fn addr(&self, a: crate::ir::AddrId) -> String {
+        if let Some((r, off)) = self.via {
+            let name = format!("%{}", reg_name(self.t, self.th, r));
+            return match off {
+                0 => format!("[{name}]"),
+                o if o < 0 => format!("[{name}-{}]", o.unsigned_abs()),
+                o => format!("[{name}+{o}]"),
+            };
+        }
         let name = super::addr(self.t, a);
         let offset = self
             .t
@@ -141,9 +152,15 @@ impl Ctx<'_> {
     }
 }
 
-/// One statement of thread `th`.
-pub(super) fn stmt(t: &Test, th: usize, i: &Instr) -> String {
-    let mut c = Ctx { t, th, ptx: false };
+/// One statement of thread `th`; a memory instruction with `via` prints its
+/// address as that register plus offset (the [`Instr::AddrReg`] before it).
+pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>) -> String {
+    let mut c = Ctx {
+        t,
+        th,
+        ptx: false,
+        via,
+    };
     match i {
         Instr::Load {
             sem,
@@ -255,6 +272,31 @@ pub(super) fn stmt(t: &Test, th: usize, i: &Instr) -> String {
             }
             s
         }
+        Instr::Op { op, dst, a, b } if op.is_unary() => {
+            format!("{} {}, {}", unary_word(*op), c.reg(*dst), c.val(*a))
+        }
+        Instr::Op {
+            op: BinOp::Setp { cmp, signed, bits },
+            dst,
+            a,
+            b,
+        } => {
+            let cmp = match cmp {
+                CmpOp::Eq => "eq",
+                CmpOp::Ne => "ne",
+                CmpOp::Lt => "lt",
+                CmpOp::Le => "le",
+                CmpOp::Gt => "gt",
+                CmpOp::Ge => "ge",
+            };
+            let sign = if *signed { 's' } else { 'u' };
+            format!(
+                "setp.{cmp}.{sign}{bits} {}, {}, {}",
+                c.reg(*dst),
+                c.val(*a),
+                c.val(*b)
+            )
+        }
         Instr::Op { op, dst, a, b } => {
             format!(
                 "{} {}, {}, {}",
@@ -266,7 +308,8 @@ pub(super) fn stmt(t: &Test, th: usize, i: &Instr) -> String {
         }
         Instr::Mov { dst, src } => match src {
             Operand::Imm(v) => format!("ld {}, {v}", c.reg(*dst)),
-            Operand::Reg(_) => format!("mov {}, {}", c.reg(*dst), c.val(*src)),
+            // `%` always: a bare name that is also a location is its address.
+            Operand::Reg(r) => format!("mov {}, %{}", c.reg(*dst), reg_name(c.t, c.th, *r)),
         },
         Instr::Label(l) => format!("{}:", label_name(t, th, *l)),
         Instr::Goto(l) => format!("goto {}", label_name(t, th, *l)),
@@ -278,6 +321,9 @@ pub(super) fn stmt(t: &Test, th: usize, i: &Instr) -> String {
             label_name(t, th, *target)
         ),
         Instr::Unsupported(text) => text.clone(),
+        // Printed with the memory instruction it precedes (`printer::table`);
+        // alone (never made by the parser) it has no spelling.
+        Instr::AddrReg { .. } => String::new(),
         Instr::Async(a) => {
             c.ptx = true;
             super::async_instr::stmt(&c, a)
@@ -329,6 +375,24 @@ fn binop_word(op: BinOp) -> &'static str {
         BinOp::Max => "max",
         BinOp::MbarrierParityDone => "mbarrier.parity_done",
         BinOp::MbarrierStateDone => "mbarrier.state_done",
+        // Printed by `stmt` with their own operands.
+        BinOp::Setp { .. } => "setp",
+        BinOp::Ext { .. } => "cvt",
+        BinOp::Popc { .. } => "popc",
+        BinOp::Abs => "abs",
+    }
+}
+
+/// The mnemonic of a one-operand operation (`cvt`, `popc`, `abs`).
+fn unary_word(op: BinOp) -> String {
+    match op {
+        BinOp::Ext { signed, bits } => {
+            let sign = if signed { 's' } else { 'u' };
+            format!("cvt.{sign}64.{sign}{bits}")
+        }
+        BinOp::Popc { bits } => format!("popc.b{bits}"),
+        BinOp::Abs => "abs.s64".into(),
+        _ => binop_word(op).to_string(),
     }
 }
 

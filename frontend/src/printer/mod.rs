@@ -103,7 +103,14 @@ fn table(t: &Test, out: &mut String) {
         } else {
             format!("P{i}@cta {},gpu {}", p.cta, p.gpu)
         });
-        col.extend(th.code.iter().map(|s| instr::stmt(t, i, &s.instr)));
+        let mut via = None;
+        for s in &th.code {
+            if let crate::ir::Instr::AddrReg { reg, offset } = s.instr {
+                via = Some((reg, offset));
+                continue;
+            }
+            col.push(instr::stmt_via(t, i, &s.instr, via.take()));
+        }
         columns.push(col);
     }
     columns_table(&columns, out);

@@ -7,9 +7,11 @@
 
 mod async_ops;
 mod memory;
+mod ptx_alu;
 
 pub(super) use async_ops::AsyncShape;
 use memory::rmw_op as memory_rmw_op;
+pub(super) use ptx_alu::{IntType, PtxShape};
 
 use crate::error::ParseErrorKind;
 use crate::ir::{
@@ -75,13 +77,14 @@ pub(super) enum Shape {
     Branch(CmpOp),
     /// An asynchronous operation or an `mbarrier` instruction (8.9.1.1).
     Async(AsyncShape),
+    /// A register instruction of compiler output (`setp`, `selp`, `cvt`, ...).
+    Ptx(PtxShape),
     /// A PTX construct the checker does not support; the string names it.
     Unsupported(String),
 }
 
 /// PTX instructions that parse but are not modelled (their operands are not read).
 const UNSUPPORTED: &[&str] = &[
-    "abs",
     "activemask",
     "addc",
     "alloca",
@@ -100,14 +103,11 @@ const UNSUPPORTED: &[&str] = &[
     "cos",
     "cp",
     "createpolicy",
-    "cvt",
-    "cvta",
     "discard",
     "dp2a",
     "dp4a",
     "elect",
     "ex2",
-    "exit",
     "fma",
     "fns",
     "getctarank",
@@ -118,7 +118,6 @@ const UNSUPPORTED: &[&str] = &[
     "ldu",
     "lg2",
     "lop3",
-    "mad",
     "mad24",
     "madc",
     "mapa",
@@ -128,23 +127,16 @@ const UNSUPPORTED: &[&str] = &[
     "movmatrix",
     "mul24",
     "multimem",
-    "nanosleep",
-    "neg",
-    "not",
     "pmevent",
-    "popc",
     "prefetch",
     "prefetchu",
     "prmt",
     "rcp",
     "redux",
-    "ret",
     "rsqrt",
     "sad",
-    "selp",
     "set",
     "setmaxnreg",
-    "setp",
     "shf",
     "shfl",
     "sin",
@@ -255,6 +247,9 @@ pub(super) fn classify(text: &str) -> Result<Shape, ParseErrorKind> {
         "fence" => fence(&m),
         "membar" => membar(&m),
         "bar" | "barrier" => barrier(&m),
+        "setp" | "selp" | "not" | "neg" | "abs" | "cvt" | "cvta" | "popc" | "mad" | "nanosleep"
+        | "ret" | "exit" => ptx_alu::classify(&m),
+        "mul" if m.mods.first() == Some(&"wide") => ptx_alu::mul_wide(&m),
         "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min"
         | "max" => arith(&m),
         "mov" => mov(&m),
@@ -468,6 +463,7 @@ fn arith(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                 set(m, &mut ty, w, ())?
             }
             "lo" if op == BinOp::Mul => set(m, &mut lo, w, ())?,
+            "pred" if matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) => set(m, &mut ty, w, ())?,
             "f16" | "f32" | "f64" | "bf16" | "f16x2" | "bf16x2" | "hi" | "wide" | "sat" | "cc"
             | "ftz" | "rn" | "rz" | "rm" | "rp" | "approx" | "full" | "relu" | "pred" => {
                 return Ok(Shape::Unsupported(format!("{}.{w}", m.base)));
@@ -483,7 +479,8 @@ fn mov(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
     match m.mods.as_slice() {
         [] => Ok(Shape::Mov),
         [t] if type_bytes(t).is_some_and(|b| b <= 8) => Ok(Shape::Mov),
-        [t] if matches!(*t, "pred" | "v2" | "v4") => Ok(Shape::Unsupported(format!("mov.{t}"))),
+        ["pred"] => Ok(Shape::Mov),
+        [t] if matches!(*t, "v2" | "v4") => Ok(Shape::Unsupported(format!("mov.{t}"))),
         [t, ..] if matches!(*t, "v2" | "v4") => Ok(Shape::Unsupported(format!("mov.{t}"))),
         [x, ..] => Err(m.unknown(x)),
     }

@@ -176,7 +176,8 @@ fn unsupported_constructs() {
         "cp.async.bulk.tensor"
     );
     assert_eq!(u("st.async.shared::cluster.v4.b32"), "st.async");
-    assert_eq!(u("setp.eq.u32"), "setp");
+    assert_eq!(u("setp.eq.f32"), "setp.f32");
+    assert_eq!(u("setp.equ.s32"), "setp.equ");
     assert_eq!(
         u("barrier.cluster.arrive.relaxed.aligned"),
         "barrier.cluster.arrive.relaxed"

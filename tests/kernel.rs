@@ -1,0 +1,154 @@
+//! End-to-end tests of kernel mode (`docs/cli/kernel.md`): `ptxmc run` on
+//! launch descriptions, with both strategies, and errors at `file:line:col`.
+
+mod common;
+use common::*;
+
+#[test]
+fn kernels_get_their_verdicts_with_both_strategies() {
+    for strategy in ["dpor", "brute"] {
+        let o = ptxmc(&[
+            "run",
+            "corpus/kernels",
+            "--strategy",
+            strategy,
+            "--expect",
+            "corpus/expected.csv",
+            "--expect",
+            "corpus/expected-Liveness.csv",
+        ]);
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+        assert!(out.contains("Summary: 5 tests: 5 ok"), "{out}");
+        assert!(
+            out.contains("Observation mp-threadfence Always 1 0"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Observation mp-volatile-nofence Sometimes 1 1"),
+            "{out}"
+        );
+        assert!(out.contains("expectations: matched 10 of 10"), "{out}");
+        // The miscompilation: broken in LLVM 22's PTX, correct as the source asks.
+        assert!(
+            out.contains("Observation mp-fetch-add-acq-rel.llvm22 Sometimes 1 1"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Observation mp-fetch-add-acq-rel.intended Never 0 1"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_launch_is_an_error_at_the_ptx_position() {
+    let d = scratch("kernel-bad");
+    std::fs::write(
+        d.join("k.ptx"),
+        ".version 8.0\n.visible .entry k()\n{\n\tld.global.u32 \t%r1, [%rd9];\n\tret;\n}\n",
+    )
+    .expect("scratch file");
+    std::fs::write(
+        d.join("k.launch"),
+        "KERNEL k\nmodule k.ptx\nexists (x == 0)\n",
+    )
+    .expect("scratch file");
+    let o = ptxmc(&["run", d.join("k.launch").to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        all.contains("k.ptx:4:22: cannot resolve the address `[%rd9]`"),
+        "{all}"
+    );
+}
+
+/// The `.ptx` files of `corpus/kernels/` are the compiler's output for their
+/// `.cu` sources (command in `corpus/kernels/README.md`): regenerated and
+/// compared when `clang-19` is installed, skipped visibly otherwise.
+#[test]
+fn kernel_ptx_files_match_the_compiler_output() {
+    let clang = std::process::Command::new("clang-19")
+        .arg("--version")
+        .output();
+    if !clang.is_ok_and(|o| o.status.success()) {
+        eprintln!("SKIP: clang-19 not installed; corpus/kernels/*.ptx not regenerated");
+        return;
+    }
+    let dir = root().join("corpus/kernels");
+    let out = scratch("kernel-regen");
+    let mut sources: Vec<_> = std::fs::read_dir(&dir)
+        .expect("corpus/kernels")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .collect();
+    sources.sort();
+    assert!(sources.len() >= 4, "{sources:?}");
+    for cu in sources {
+        let ptx = out.join(cu.with_extension("ptx").file_name().expect("file name"));
+        let mut clang = std::process::Command::new("clang-19");
+        clang
+            .args([
+                "-x",
+                "cuda",
+                "--cuda-device-only",
+                "-nocudainc",
+                "-nocudalib",
+            ])
+            .args(["--cuda-gpu-arch=sm_90", "-O2", "-S"]);
+        if cu.to_string_lossy().ends_with(".llvm22.cu") {
+            // LLVM 22's NVPTX backend from llvmlite 0.50.0 (corpus/kernels/README.md).
+            let probe = std::process::Command::new("python3")
+                .args([
+                    "-c",
+                    "import llvmlite; assert llvmlite.__version__ == '0.50.0'",
+                ])
+                .output();
+            if !probe.is_ok_and(|o| o.status.success()) {
+                eprintln!(
+                    "SKIP: llvmlite 0.50.0 not installed; {} not regenerated",
+                    cu.display()
+                );
+                continue;
+            }
+            let ll = ptx.with_extension("ll");
+            let o = clang.arg("-emit-llvm").arg(&cu).arg("-o").arg(&ll).output();
+            assert!(
+                o.is_ok_and(|o| o.status.success()),
+                "clang-19 -emit-llvm {}",
+                cu.display()
+            );
+            let o = std::process::Command::new("python3")
+                .args(["-c", LLVM22])
+                .arg(&ll)
+                .arg(&ptx)
+                .output()
+                .expect("python3 runs");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        } else {
+            let o = clang
+                .arg(&cu)
+                .arg("-o")
+                .arg(&ptx)
+                .output()
+                .expect("clang-19 runs");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+        let got = std::fs::read_to_string(&ptx).expect("compiled");
+        let want = std::fs::read_to_string(cu.with_extension("ptx")).expect("committed .ptx");
+        assert_eq!(
+            got,
+            want,
+            "{} differs from the compiler output",
+            cu.display()
+        );
+    }
+}
+
+/// `.ll` to `.ptx` with LLVM 22's NVPTX backend (llvmlite 0.50.0).
+const LLVM22: &str = "import sys, llvmlite.binding as l
+l.initialize_all_targets()
+l.initialize_all_asmprinters()
+tm = l.Target.from_triple('nvptx64-nvidia-cuda').create_target_machine(cpu='sm_90', opt=2)
+open(sys.argv[2], 'w').write(tm.emit_assembly(l.parse_assembly(open(sys.argv[1]).read())))";
