@@ -19,8 +19,8 @@ pub mod model;
 pub mod relation;
 pub mod report;
 mod sizes;
-mod terms;
 mod stack;
+mod terms;
 
 pub use explain::{explain, Explanation};
 pub use explore::check;

@@ -221,9 +221,10 @@ pub(crate) fn standalone_prop(src: &str, test: &crate::ir::Test) -> PResult<Prop
     prop.terms(&mut terms);
     for term in terms {
         let (name, what) = match term {
-            Term::Mem(a) if a.index() >= test.symbols.addrs.len() => {
-                (p.b.addr_name(a).unwrap_or_default(), "a location of the test")
-            }
+            Term::Mem(a) if a.index() >= test.symbols.addrs.len() => (
+                p.b.addr_name(a).unwrap_or_default(),
+                "a location of the test",
+            ),
             Term::Reg(th, r)
                 if test
                     .symbols
