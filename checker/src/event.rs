@@ -228,6 +228,14 @@ impl Event {
             &later.async_order,
         )
     }
+    /// The events this one depends on: address, data and control
+    /// dependencies (8.10.4).
+    pub fn deps(&self) -> impl Iterator<Item = &EventId> {
+        self.addr_deps
+            .iter()
+            .chain(&self.data_deps)
+            .chain(&self.ctrl_deps)
+    }
     /// Whether this is a `fence.sc`.
     pub fn is_fence_sc(&self) -> bool {
         matches!(self.kind, EventKind::Fence(FenceKind::Sc))

@@ -113,13 +113,7 @@ pub(super) fn find(
 /// The witness for the blocked candidate `exec`: the existential choices
 /// that make it consistent, and what each thread waits for.
 fn witness(exec: &Execution, endings: &[Ending], note: String) -> Option<Hang> {
-    let stopped: Vec<EventId> = endings
-        .iter()
-        .filter_map(|e| match e {
-            Ending::BarrierStop(b) => Some(*b),
-            _ => None,
-        })
-        .collect();
+    let stopped = crate::explore::candidate::barrier_stops(endings);
     let BarrierSync::Valid { choices, stuck } = barrier::synchronization(exec, &stopped) else {
         return None;
     };

@@ -369,12 +369,7 @@ fn thin_air(exec: &Execution, unknown: &[EventId], slot: &mut Option<ThinAir>) {
         if let Some(w) = exec.rf.get(e.index()).copied().flatten() {
             rel.insert(w, e);
         }
-        for &r in ev
-            .addr_deps
-            .iter()
-            .chain(&ev.data_deps)
-            .chain(&ev.ctrl_deps)
-        {
+        for &r in ev.deps() {
             rel.insert(r, e);
         }
     }

@@ -183,6 +183,17 @@ pub(crate) fn exists_consistent(
     None
 }
 
+/// The barrier events at which threads of a blocked candidate stopped.
+pub(crate) fn barrier_stops(endings: &[Ending]) -> Vec<EventId> {
+    endings
+        .iter()
+        .filter_map(|e| match e {
+            Ending::BarrierStop(b) => Some(*b),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Decides a complete candidate and folds it into `out`: a terminating
 /// execution gives its final states ([`final_memories`]); a blocked one counts
 /// in `stats.blocked` and may be a liveness violation ([`liveness`]).
@@ -194,13 +205,7 @@ pub(crate) fn finish(
     regs: Vec<Vec<i64>>,
     out: &mut Outcomes,
 ) -> Finish {
-    let stopped: Vec<EventId> = endings
-        .iter()
-        .filter_map(|e| match e {
-            Ending::BarrierStop(b) => Some(*b),
-            _ => None,
-        })
-        .collect();
+    let stopped = barrier_stops(endings);
     let (barriers, stuck) = match barrier::synchronization(&exec, &stopped) {
         BarrierSync::Valid { choices, stuck } => (choices, stuck),
         BarrierSync::Invalid => {

@@ -113,12 +113,7 @@ pub(crate) fn no_thin_air(orders: &Orders<'_>) -> Result<(), Violation> {
     let mut rel = orders.rf.clone();
     for e in exec.ids() {
         let ev = exec.event(e);
-        for &r in ev
-            .addr_deps
-            .iter()
-            .chain(&ev.data_deps)
-            .chain(&ev.ctrl_deps)
-        {
+        for &r in ev.deps() {
             rel.insert(r, e);
         }
     }
