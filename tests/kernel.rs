@@ -152,3 +152,24 @@ l.initialize_all_targets()
 l.initialize_all_asmprinters()
 tm = l.Target.from_triple('nvptx64-nvidia-cuda').create_target_machine(cpu='sm_90', opt=2)
 open(sys.argv[2], 'w').write(tm.emit_assembly(l.parse_assembly(open(sys.argv[1]).read())))";
+
+#[test]
+fn every_command_reads_launch_files() {
+    // `parse`, `run --model A,B` and `explain` take launch files as `run` does.
+    let o = ptxmc(&["parse", "corpus/kernels", "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("parsed 5, failed 0"), "{}", stdout(&o));
+    let o = ptxmc(&["run", "corpus/kernels", "--model", "spec,dat3m", "-q"]);
+    let out = stdout(&o);
+    assert!(!stderr(&o).contains("parse error"), "{}", stderr(&o));
+    assert!(
+        out.contains("Models spec, dat3m: 0 of 5 tests differ"),
+        "{out}"
+    );
+    let o = ptxmc(&[
+        "explain",
+        "corpus/kernels/mp-fetch-add-acq-rel.llvm22.launch",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Allowed"), "{}", stdout(&o));
+}

@@ -184,7 +184,7 @@ fn file_item(f: PathBuf) -> Item {
         _ => {
             let threads = read_source(&f)
                 .ok()
-                .and_then(|src| ptxmc_frontend::parse(&src).ok())
+                .and_then(|src| super::kernel_cmd::parse(&f, &src).ok())
                 .map_or(0, |t| t.threads.len());
             (stem.clone(), threads)
         }
@@ -654,7 +654,11 @@ fn one(args: &BenchOneArgs) -> Result<Value, (&'static str, String)> {
         (None, Some(f)) => read_source(f).map_err(|e| ("read-error", e))?,
         _ => return Err(("error", "give --family NAME --n N, or --file PATH".into())),
     };
-    let test = ptxmc_frontend::parse(&src).map_err(|e| ("parse-error", e.to_string()))?;
+    let test = match &args.file {
+        Some(f) => super::kernel_cmd::parse(f, &src)
+            .map_err(|e| ("parse-error", e.render(&f.display().to_string(), &src)))?,
+        None => ptxmc_frontend::parse(&src).map_err(|e| ("parse-error", e.to_string()))?,
+    };
     let timeout = match args.timeout {
         Some(t) => Some(
             Duration::try_from_secs_f64(t)

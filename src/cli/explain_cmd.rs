@@ -402,7 +402,7 @@ pub fn run(args: &ExplainArgs) -> u8 {
             return EXIT_ERROR;
         }
     };
-    let test = match ptxmc_frontend::parse(&src) {
+    let test = match super::kernel_cmd::parse(file, &src) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("{}", e.render(&file.display().to_string(), &src));

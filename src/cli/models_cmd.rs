@@ -66,9 +66,12 @@ fn verdicts(file: &Path, readings: &[Reading], opts: &Options) -> Vec<Verdict> {
         Ok(s) => s,
         Err(e) => return vec![Verdict::Error(e); readings.len()],
     };
-    let test = match ptxmc_frontend::parse(&src) {
+    let test = match super::kernel_cmd::parse(file, &src) {
         Ok(t) => t,
-        Err(e) => return vec![Verdict::Error(format!("parse error: {e}")); readings.len()],
+        Err(e) => {
+            let e = e.render(&file.display().to_string(), &src);
+            return vec![Verdict::Error(format!("parse error: {e}")); readings.len()];
+        }
     };
     readings
         .iter()

@@ -35,7 +35,7 @@ pub fn run(args: &ParseArgs) -> u8 {
                 continue;
             }
         };
-        match ptxmc_frontend::parse(&src) {
+        match super::kernel_cmd::parse(file, &src) {
             Ok(test) => {
                 parsed += 1;
                 if !args.quiet {
