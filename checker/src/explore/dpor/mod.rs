@@ -237,7 +237,16 @@ struct Worker {
     out: Outcomes,
     budget: Budget,
     ticks: u32,
+    // invariant: at most `STACK_CHECK_EVERY` levels of [`Dpor::visit`] run
+    // on this worker's stack since the last [`crate::stack::deep`] check.
+    unchecked: u32,
 }
+
+/// How many levels of the search run between two checks of the stack left
+/// ([`crate::stack::deep`]): the check reads a thread-local, which cost 5-7%
+/// on writers-8 when made at every level; [`crate::stack::RED_ZONE`] covers
+/// this many levels with room to spare.
+const STACK_CHECK_EVERY: u32 = 8;
 
 impl Worker {
     /// A worker for a part of the search that `self` hands over.
@@ -246,6 +255,8 @@ impl Worker {
             out: self.out.fork(),
             budget: self.budget.clone(),
             ticks: self.ticks,
+            // The part may run on another thread's stack: check at once.
+            unchecked: STACK_CHECK_EVERY,
         }
     }
 }
@@ -456,6 +467,7 @@ impl<'a> Dpor<'a> {
             out: out.fork(),
             budget: budget.clone(),
             ticks: 0,
+            unchecked: STACK_CHECK_EVERY,
         };
         let res = self.visit(&mut root, &mut w, true, self.parts);
         out.merge(w.out);
@@ -505,10 +517,20 @@ impl<'a> Dpor<'a> {
     /// those).
     ///
     /// The search recurses once per event added, so its depth grows with the
-    /// graph: each level goes through [`crate::stack::deep`], which moves the
-    /// rest of the recursion to a heap segment before the stack runs out.
+    /// graph: every [`STACK_CHECK_EVERY`] levels go through
+    /// [`crate::stack::deep`], which moves the rest of the recursion to a heap
+    /// segment before the stack runs out.
     fn visit(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
-        crate::stack::deep(|| self.visit_here(s, w, check, parts))
+        if w.unchecked < STACK_CHECK_EVERY {
+            w.unchecked += 1;
+            let r = self.visit_here(s, w, check, parts);
+            w.unchecked -= 1;
+            return r;
+        }
+        let saved = std::mem::replace(&mut w.unchecked, 0);
+        let r = crate::stack::deep(|| self.visit_here(s, w, check, parts));
+        w.unchecked = saved;
+        r
     }
 
     /// [`Self::visit`] on the current stack segment.
