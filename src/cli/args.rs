@@ -370,6 +370,9 @@ pub struct RunArgs {
     /// Per-test limit on complete executions (status `limit` when reached).
     #[arg(long, value_name = "N")]
     pub max_executions: Option<u64>,
+    /// Seed of the random walks of `--strategy estimate` (same seed, same estimate).
+    #[arg(long, value_name = "N", default_value_t = ptxmc_checker::explore::estimate::DEFAULT_SEED)]
+    pub seed: u64,
     /// Hash every complete execution and count duplicates (must be 0).
     #[arg(long)]
     pub check_duplicates: bool,

@@ -15,7 +15,7 @@ use super::parse_cmd::read_source;
 use super::stats;
 use super::svg::{self, Point, Series};
 use super::{EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
-use ptxmc_checker::{Options, Status};
+use ptxmc_checker::Options;
 use ptxmc_frontend::families::{generate, FAMILIES};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
@@ -673,10 +673,7 @@ fn one(args: &BenchOneArgs) -> Result<Value, (&'static str, String)> {
         .build()
         .map_err(|e| ("error", format!("cannot start worker threads: {e}")))?;
     let report = pool.install(|| ptxmc_checker::check(&test, &opts));
-    let message = match &report.status {
-        Status::Ok => None,
-        Status::Unsupported(m) | Status::Undefined(m) | Status::Limit(m) => Some(m.clone()),
-    };
+    let message = report.status.message();
     Ok(json!({
         "status": report.status.name(),
         "message": message,

@@ -5,6 +5,7 @@ mod args;
 mod bench_cmd;
 mod collect;
 mod compare_cmd;
+mod estimate_view;
 mod expect;
 mod explain_cmd;
 mod explain_words;

@@ -187,6 +187,8 @@ pub struct Totals {
     pub by_status: [usize; 6],
     /// Tests whose liveness is violated.
     pub live_violations: usize,
+    /// Estimates (`--strategy estimate`): no verdict, no status above.
+    pub estimates: usize,
     /// Executions, blocked, pruned, duplicates.
     pub executions: u64,
     /// Blocked executions.
@@ -205,6 +207,10 @@ impl Totals {
         let mut t = Totals::default();
         for r in records {
             t.tests += 1;
+            if r.status() == "estimate" {
+                t.estimates += 1;
+                continue;
+            }
             let k = match r.status() {
                 "ok" => 0,
                 "unsupported" => 1,
@@ -231,8 +237,12 @@ impl Totals {
     /// The `Summary: ...` line.
     pub fn line(&self) -> String {
         let n = &self.by_status;
+        let estimates = match self.estimates {
+            0 => String::new(),
+            e => format!(", {e} estimates"),
+        };
         format!(
-            "Summary: {} tests: {} ok, {} unsupported, {} undefined, {} limit, {} parse errors, {} read errors; {} liveness violations",
+            "Summary: {} tests: {} ok, {} unsupported, {} undefined, {} limit, {} parse errors, {} read errors{estimates}; {} liveness violations",
             self.tests, n[0], n[1], n[2], n[3], n[4], n[5], self.live_violations
         )
     }

@@ -85,13 +85,14 @@ impl Explorer for Dpor {
 
 impl Strategy {
     /// Every strategy, in the order of help and tables.
-    pub const ALL: &'static [Strategy] = &[Strategy::Brute, Strategy::Dpor];
+    pub const ALL: &'static [Strategy] = &[Strategy::Brute, Strategy::Dpor, Strategy::Estimate];
 
     /// Its explorer: the registry, one line per strategy.
     pub(crate) fn explorer(self) -> &'static dyn Explorer {
         match self {
             Strategy::Brute => &Brute,
             Strategy::Dpor => &Dpor,
+            Strategy::Estimate => &super::estimate::Knuth,
         }
     }
 
@@ -140,7 +141,7 @@ mod tests {
             seen.push(s);
             // A new variant fails to compile here: list it in ALL as well.
             match s {
-                Strategy::Brute | Strategy::Dpor => {}
+                Strategy::Brute | Strategy::Dpor | Strategy::Estimate => {}
             }
         }
         let names: std::collections::BTreeSet<&str> =
@@ -155,6 +156,9 @@ mod tests {
             assert_eq!(s.to_string(), s.name());
         }
         let err = "bfs".parse::<Strategy>().unwrap_err().to_string();
-        assert!(err.contains("bfs") && err.contains("brute, dpor"), "{err}");
+        assert!(
+            err.contains("bfs") && err.contains("brute, dpor, estimate"),
+            "{err}"
+        );
     }
 }
