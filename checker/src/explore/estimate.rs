@@ -47,6 +47,10 @@ const TARGET_HALF_WIDTH: f64 = 0.02;
 /// At most this many branching nodes visited over all walks (a bound on the
 /// effort that does not depend on the clock).
 const MAX_NODES: u64 = 2_000_000;
+/// Stop once the walks visited this share of the estimated branching nodes.
+const MAX_SHARE: f64 = 0.03;
+/// ... unless they visited fewer than this many.
+const MIN_NODES: u64 = 20_000;
 /// The seed when none is given (`--seed`).
 pub const DEFAULT_SEED: u64 = 0x5eed_0f_7e57;
 
@@ -291,8 +295,13 @@ pub(crate) fn estimate(
         nodes.add(weighted as f64);
         // This walk's time, spread over its branching nodes, weighted.
         time.add(secs * weighted.max(1) as f64 / walked.max(1) as f64);
-        let narrow = total.half_width() <= TARGET_HALF_WIDTH * total.mean;
-        if (total.n >= MIN_WALKS && narrow) || visited >= MAX_NODES {
+        // (Walks that all found nothing say little: no interval from them.)
+        let narrow = total.mean > 0.0 && total.half_width() <= TARGET_HALF_WIDTH * total.mean;
+        // Walks visiting more than a small share of the tree's nodes cost
+        // about as much as the search they estimate.
+        // (A small tree costs nothing either way: walk it well.)
+        let costly = visited >= MIN_NODES && visited as f64 >= MAX_SHARE * nodes.mean;
+        if (total.n >= MIN_WALKS && (narrow || costly)) || visited >= MAX_NODES {
             break;
         }
     }
