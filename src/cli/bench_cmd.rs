@@ -674,13 +674,22 @@ fn one(args: &BenchOneArgs) -> Result<Value, (&'static str, String)> {
         .map_err(|e| ("error", format!("cannot start worker threads: {e}")))?;
     let report = pool.install(|| ptxmc_checker::check(&test, &opts));
     let message = report.status.message();
+    // An estimate's columns are its estimated counts (status `estimate`).
+    let (executions, blocked, pruned) = match super::estimate_view::of(&report) {
+        Some(e) => (e.executions, e.blocked, e.pruned),
+        None => (
+            report.stats.executions,
+            report.stats.blocked,
+            report.stats.pruned,
+        ),
+    };
     Ok(json!({
         "status": report.status.name(),
         "message": message,
         "threads": test.threads.len(),
-        "executions": report.stats.executions,
-        "blocked": report.stats.blocked,
-        "pruned": report.stats.pruned,
+        "executions": executions,
+        "blocked": blocked,
+        "pruned": pruned,
         "condition_holds": report.condition_holds,
         "liveness_holds": report.liveness_holds,
         "time_s": report.time.as_secs_f64(),
