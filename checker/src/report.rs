@@ -15,6 +15,8 @@ pub enum Strategy {
     /// Optimal DPOR (TruSt/HMC style).
     #[default]
     Dpor,
+    /// Random walks down the DPOR tree estimating its size (no verdict).
+    Estimate,
 }
 
 /// Options of one check.
@@ -31,6 +33,8 @@ pub struct Options {
     pub max_executions: Option<u64>,
     /// Stop after this much time (status `limit`).
     pub timeout: Option<Duration>,
+    /// Seed of the random choices (`--strategy estimate`).
+    pub seed: u64,
     /// Hash a canonical form of every complete execution and count duplicates.
     pub check_duplicates: bool,
     /// Keep a [`Witness`] in [`Report::witness`]: the first execution found
@@ -48,6 +52,7 @@ impl Default for Options {
             unroll: 2,
             max_executions: None,
             timeout: None,
+            seed: crate::explore::estimate::DEFAULT_SEED,
             check_duplicates: false,
             witness: false,
         }
@@ -65,16 +70,30 @@ pub enum Status {
     Undefined(String),
     /// A limit (`--timeout`, `--max-executions`) stopped the exploration.
     Limit(String),
+    /// Not a check: the estimated size of the exploration
+    /// (`--strategy estimate`); the verdict fields of the report mean nothing.
+    Estimate(Box<crate::explore::estimate::Estimate>),
 }
 
 impl Status {
-    /// The short name used in reports and JSON: `ok`, `unsupported`, `undefined`, `limit`.
+    /// The short name used in reports and JSON: `ok`, `unsupported`, `undefined`,
+    /// `limit`, `estimate`.
     pub fn name(&self) -> &'static str {
         match self {
             Status::Ok => "ok",
             Status::Unsupported(_) => "unsupported",
             Status::Undefined(_) => "undefined",
             Status::Limit(_) => "limit",
+            Status::Estimate(_) => "estimate",
+        }
+    }
+
+    /// What the status says beyond its name (an estimate: the estimate in words).
+    pub fn message(&self) -> Option<String> {
+        match self {
+            Status::Ok => None,
+            Status::Unsupported(m) | Status::Undefined(m) | Status::Limit(m) => Some(m.clone()),
+            Status::Estimate(e) => Some(e.to_string()),
         }
     }
 }

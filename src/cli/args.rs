@@ -303,12 +303,17 @@ impl StrategyArg {
     pub fn all() -> Vec<StrategyArg> {
         Strategy::ALL.iter().map(|&s| StrategyArg(s)).collect()
     }
+
+    /// Every strategy a user can name (`Strategy::NAMED`, `estimate` too).
+    pub fn named() -> Vec<StrategyArg> {
+        Strategy::NAMED.iter().map(|&s| StrategyArg(s)).collect()
+    }
 }
 
 impl ValueEnum for StrategyArg {
     fn value_variants<'a>() -> &'a [Self] {
         static ALL: std::sync::OnceLock<Vec<StrategyArg>> = std::sync::OnceLock::new();
-        ALL.get_or_init(StrategyArg::all)
+        ALL.get_or_init(StrategyArg::named)
     }
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
         Some(clap::builder::PossibleValue::new(self.0.name()).help(self.0.about()))
@@ -370,6 +375,9 @@ pub struct RunArgs {
     /// Per-test limit on complete executions (status `limit` when reached).
     #[arg(long, value_name = "N")]
     pub max_executions: Option<u64>,
+    /// Seed of the random walks of `--strategy estimate` (same seed, same estimate).
+    #[arg(long, value_name = "N", default_value_t = ptxmc_checker::explore::estimate::DEFAULT_SEED)]
+    pub seed: u64,
     /// Hash every complete execution and count duplicates (must be 0).
     #[arg(long)]
     pub check_duplicates: bool,

@@ -15,7 +15,7 @@ use super::parse_cmd::read_source;
 use super::stats;
 use super::svg::{self, Point, Series};
 use super::{EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
-use ptxmc_checker::{Options, Status};
+use ptxmc_checker::Options;
 use ptxmc_frontend::families::{generate, FAMILIES};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
@@ -677,17 +677,23 @@ fn one(args: &BenchOneArgs) -> Result<Value, (&'static str, String)> {
         .build()
         .map_err(|e| ("error", format!("cannot start worker threads: {e}")))?;
     let report = pool.install(|| ptxmc_checker::check(&test, &opts));
-    let message = match &report.status {
-        Status::Ok => None,
-        Status::Unsupported(m) | Status::Undefined(m) | Status::Limit(m) => Some(m.clone()),
+    let message = report.status.message();
+    // An estimate's columns are its estimated counts (status `estimate`).
+    let (executions, blocked, pruned) = match super::estimate_view::of(&report) {
+        Some(e) => (e.executions, e.blocked, e.pruned),
+        None => (
+            report.stats.executions,
+            report.stats.blocked,
+            report.stats.pruned,
+        ),
     };
     Ok(json!({
         "status": report.status.name(),
         "message": message,
         "threads": test.threads.len(),
-        "executions": report.stats.executions,
-        "blocked": report.stats.blocked,
-        "pruned": report.stats.pruned,
+        "executions": executions,
+        "blocked": blocked,
+        "pruned": pruned,
         // Verdicts only for a test checked to the end (null otherwise).
         "condition_holds": report.verdict(),
         "liveness_holds": report.liveness_verdict(),

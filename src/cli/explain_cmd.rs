@@ -375,7 +375,7 @@ fn render(o: &mut Out<'_>, ex: &Explanation) {
             return;
         }
         Status::Ok => {}
-        Status::Unsupported(_) | Status::Undefined(_) => return,
+        Status::Unsupported(_) | Status::Undefined(_) | Status::Estimate(_) => return,
     }
     if ex.allowed.is_some() {
         o.allowed(ex);

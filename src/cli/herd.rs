@@ -156,6 +156,9 @@ pub fn write_block(s: &mut Vec<u8>, test: &Test, r: &Report) {
     // Writing into a `Vec<u8>` cannot fail: the results are ignored.
     let name = &test.name;
     write_header(s, test, r);
+    if let Some(e) = super::estimate_view::of(r) {
+        return super::estimate_view::write_block(s, test, r, e);
+    }
     let states = shown_states(r);
     let _ = writeln!(s, "States {}", states.len());
     let prefixes: Vec<String> = r
@@ -220,7 +223,9 @@ pub fn write_header(s: &mut Vec<u8>, test: &Test, r: &Report) {
     use std::io::Write as _;
     // Writing into a `Vec<u8>` cannot fail: the results are ignored.
     let _ = writeln!(s, "Test {} {}", test.name, kind(test.condition.quantifier));
-    if let Status::Unsupported(m) | Status::Undefined(m) | Status::Limit(m) = &r.status {
+    if let (Status::Unsupported(_) | Status::Undefined(_) | Status::Limit(_), Some(m)) =
+        (&r.status, r.status.message())
+    {
         let _ = writeln!(s, "Status {}: {}", r.status.name(), m);
     }
 }

@@ -64,12 +64,16 @@ pub fn with_model(mut line: String, model: &str) -> String {
 
 /// The fields of a checked test after `file` and `name`.
 fn checked(w: &mut Vec<u8>, test: &Test, r: &Report) {
+    if let Some(e) = super::estimate_view::of(r) {
+        return super::estimate_view::json_fields(w, test, r, e);
+    }
     w.extend_from_slice(b",\"status\":");
     string(w, r.status.name());
     w.extend_from_slice(b",\"message\":");
     match &r.status {
         Status::Ok => w.extend_from_slice(b"null"),
         Status::Unsupported(m) | Status::Undefined(m) | Status::Limit(m) => string(w, m),
+        Status::Estimate(e) => string(w, &e.to_string()),
     }
     w.extend_from_slice(b",\"kind\":");
     string(w, herd::kind(test.condition.quantifier));
@@ -222,6 +226,14 @@ pub fn summary(o: &Outcome) -> Value {
             m.insert("liveness_holds".into(), Value::Null);
             m.insert("executions".into(), Value::Null);
             m.insert("time_ms".into(), Value::from(0.0));
+        }
+        OutcomeKind::Checked { report: r, .. } if super::estimate_view::of(r).is_some() => {
+            // An estimate: no verdict, no count.
+            m.insert("status".into(), Value::from(r.status.name()));
+            for key in ["condition_holds", "liveness_holds", "executions"] {
+                m.insert(key.into(), Value::Null);
+            }
+            m.insert("time_ms".into(), Value::from(r.time.as_secs_f64() * 1000.0));
         }
         OutcomeKind::Checked { report: r, .. } => {
             m.insert("status".into(), Value::from(r.status.name()));

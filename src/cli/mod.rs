@@ -6,6 +6,7 @@ mod bench_cmd;
 mod collect;
 mod compare_cmd;
 mod crash;
+mod estimate_view;
 mod expect;
 mod explain_cmd;
 mod explain_words;

@@ -282,6 +282,8 @@ pub struct Totals {
     /// Tests without a verdict: not checked to the end (unsupported, limit,
     /// undefined) or not read or parsed.
     pub no_verdict: usize,
+    /// Estimates (`--strategy estimate`): no verdict, no status above.
+    pub estimates: usize,
     /// Executions, blocked, pruned, duplicates.
     pub executions: u64,
     /// Blocked executions.
@@ -300,6 +302,12 @@ impl Totals {
         let mut t = Totals::default();
         for r in records {
             t.tests += 1;
+            if r.status() == "estimate" {
+                // An estimate is not a verdict (`--require-ok` fails on it).
+                t.estimates += 1;
+                t.no_verdict += 1;
+                continue;
+            }
             let k = match r.status() {
                 "ok" => 0,
                 "unsupported" => 1,
@@ -340,9 +348,13 @@ impl Totals {
         } else {
             String::new()
         };
+        let estimates = match self.estimates {
+            0 => String::new(),
+            e => format!(", {e} estimates"),
+        };
         format!(
-            "Summary: {} tests: {} ok, {} unsupported, {} undefined, {} limit, {} parse errors, {} read errors{}; {} liveness violations",
-            self.tests, n[0], n[1], n[2], n[3], n[4], n[5], crashes, self.live_violations
+            "Summary: {} tests: {} ok, {} unsupported, {} undefined, {} limit, {} parse errors, {} read errors{crashes}{estimates}; {} liveness violations",
+            self.tests, n[0], n[1], n[2], n[3], n[4], n[5], self.live_violations
         )
     }
 

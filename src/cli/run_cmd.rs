@@ -64,6 +64,7 @@ fn options(args: &RunArgs, timeout: Option<Duration>, reading: Reading) -> Optio
         max_executions: args.max_executions,
         timeout,
         check_duplicates: args.check_duplicates,
+        seed: args.seed,
         witness: args.graph.is_some(),
     }
 }

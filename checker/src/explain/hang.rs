@@ -107,6 +107,8 @@ pub(super) fn find(
         Status::Ok => Ok(found),
         Status::Limit(m) => Err(m),
         Status::Unsupported(m) | Status::Undefined(m) => Err(m),
+        // The reference enumerator estimates nothing.
+        other @ Status::Estimate(_) => Err(other.message().unwrap_or_default()),
     }
 }
 

@@ -103,11 +103,8 @@ pub(super) fn collect(
     }
 }
 
-fn status_text(s: &Status) -> &str {
-    match s {
-        Status::Ok => "",
-        Status::Unsupported(m) | Status::Undefined(m) | Status::Limit(m) => m,
-    }
+fn status_text(s: &Status) -> String {
+    s.message().unwrap_or_default()
 }
 
 impl Collector<'_> {

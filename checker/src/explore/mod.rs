@@ -20,6 +20,7 @@ pub(crate) mod brute;
 pub(crate) mod candidate;
 mod domain;
 mod dpor;
+pub mod estimate;
 pub(crate) mod outcome;
 pub mod strategy;
 mod sym;
@@ -184,6 +185,20 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
 
 /// Runs the DPOR explorer.
 fn explore_dpor(test: &Test, opts: &Options, budget: &mut Budget, out: &mut Outcomes) -> Status {
+    with_dpor(test, opts, budget, out, &mut |d, budget, out| {
+        d.run(out, budget)
+    })
+}
+
+/// Builds the DPOR explorer for `test` and hands it to `f` (which runs it:
+/// a search, or the walks of [`estimate`]).
+fn with_dpor(
+    test: &Test,
+    opts: &Options,
+    budget: &mut Budget,
+    out: &mut Outcomes,
+    f: &mut dyn FnMut(dpor::Dpor<'_>, &mut Budget, &mut Outcomes) -> Status,
+) -> Status {
     let codes: Result<Vec<crate::interp::ThreadCode>, String> = (0..test.threads.len())
         .map(|t| {
             crate::interp::ThreadCode::new(test, ptxmc_frontend::ir::ThreadId::new(t))
@@ -208,7 +223,8 @@ fn explore_dpor(test: &Test, opts: &Options, budget: &mut Budget, out: &mut Outc
             }
         }
     };
-    dpor::Dpor::new(test, &codes, opts.unroll, &writes, opts.check_duplicates).run(out, budget)
+    let d = dpor::Dpor::new(test, &codes, opts.unroll, &writes, opts.check_duplicates);
+    f(d, budget, out)
 }
 
 /// Why `explain` cannot work on `test` as written: the checker runs a

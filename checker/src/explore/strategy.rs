@@ -84,14 +84,21 @@ impl Explorer for Dpor {
 }
 
 impl Strategy {
-    /// Every strategy, in the order of help and tables.
+    /// Every strategy that checks (explores every execution and gives a
+    /// verdict), in the order of help and tables: what tests and `ptxmc
+    /// bench` compare by default.
     pub const ALL: &'static [Strategy] = &[Strategy::Brute, Strategy::Dpor];
+
+    /// Every strategy a user can name: [`Self::ALL`], then those that give
+    /// no verdict (`estimate`).
+    pub const NAMED: &'static [Strategy] = &[Strategy::Brute, Strategy::Dpor, Strategy::Estimate];
 
     /// Its explorer: the registry, one line per strategy.
     pub(crate) fn explorer(self) -> &'static dyn Explorer {
         match self {
             Strategy::Brute => &Brute,
             Strategy::Dpor => &Dpor,
+            Strategy::Estimate => &super::estimate::Knuth,
         }
     }
 
@@ -114,13 +121,13 @@ impl std::fmt::Display for Strategy {
 
 /// An unknown strategy name, with the known ones.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
-#[error("unknown strategy `{0}` (known: {known})", known = Strategy::ALL.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "))]
+#[error("unknown strategy `{0}` (known: {known})", known = Strategy::NAMED.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "))]
 pub struct UnknownStrategy(pub String);
 
 impl std::str::FromStr for Strategy {
     type Err = UnknownStrategy;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Strategy::ALL
+        Strategy::NAMED
             .iter()
             .copied()
             .find(|st| st.name() == s)
@@ -135,26 +142,30 @@ mod tests {
     #[test]
     fn every_strategy_is_listed_once_under_its_own_name() {
         let mut seen = Vec::new();
-        for &s in Strategy::ALL {
+        assert_eq!(&Strategy::NAMED[..Strategy::ALL.len()], Strategy::ALL);
+        for &s in Strategy::NAMED {
             assert!(!seen.contains(&s), "{s:?} listed twice");
             seen.push(s);
             // A new variant fails to compile here: list it in ALL as well.
             match s {
-                Strategy::Brute | Strategy::Dpor => {}
+                Strategy::Brute | Strategy::Dpor | Strategy::Estimate => {}
             }
         }
         let names: std::collections::BTreeSet<&str> =
-            Strategy::ALL.iter().map(|s| s.name()).collect();
-        assert_eq!(names.len(), Strategy::ALL.len(), "names are distinct");
+            Strategy::NAMED.iter().map(|s| s.name()).collect();
+        assert_eq!(names.len(), Strategy::NAMED.len(), "names are distinct");
     }
 
     #[test]
     fn names_parse_back() {
-        for &s in Strategy::ALL {
+        for &s in Strategy::NAMED {
             assert_eq!(s.name().parse::<Strategy>(), Ok(s));
             assert_eq!(s.to_string(), s.name());
         }
         let err = "bfs".parse::<Strategy>().unwrap_err().to_string();
-        assert!(err.contains("bfs") && err.contains("brute, dpor"), "{err}");
+        assert!(
+            err.contains("bfs") && err.contains("brute, dpor, estimate"),
+            "{err}"
+        );
     }
 }

@@ -304,6 +304,10 @@ pub(crate) struct Dpor<'a> {
     /// The physical locations whose final value a term reads
     /// ([`outcome::relevant_locations`]).
     relevant: Vec<usize>,
+    // --- hook of `--strategy estimate` (`explore/estimate.rs`) ---
+    /// With `Some`, [`Self::branch`] visits one child at random and scales
+    /// what it finds (a random walk); `None`: every child (the search).
+    walk: Option<super::estimate::Walk>,
 }
 
 impl<'a> Dpor<'a> {
@@ -404,7 +408,21 @@ impl<'a> Dpor<'a> {
                 .iter()
                 .map(|p| p.index())
                 .collect(),
+            walk: None,
         }
+    }
+
+    // --- hook of `--strategy estimate` (`explore/estimate.rs`) ---
+    /// This explorer, making random walks instead of searching (sequentially).
+    pub(crate) fn with_walk(mut self, walk: super::estimate::Walk) -> Self {
+        self.walk = Some(walk);
+        self.parts = 1;
+        self
+    }
+
+    /// The hook of [`Self::with_walk`].
+    pub(crate) fn walk(&self) -> Option<&super::estimate::Walk> {
+        self.walk.as_ref()
     }
 
     /// Whether a read of thread `t` through `(vaddr, proxy)` may read from a
@@ -979,13 +997,19 @@ impl<'a> Dpor<'a> {
             // Every set of them, in increasing order of masks, but those
             // with two RMWs that cannot share this write (8.10.3).
             let mut mask = 0u64;
+            // --- hook of `--strategy estimate` (`explore/estimate.rs`) ---
+            let sampled = this
+                .walk
+                .as_ref()
+                .and_then(|walk| walk.sample_set(readers.len(), allowed, &apart, &w.out.stats));
             loop {
                 res = this.tick(w);
                 if res.is_err() {
                     break;
                 }
                 // (Not a graph: such a set of readers is only skipped.)
-                let fine = (0..readers.len()).all(|k| mask >> k & 1 == 0 || apart[k] & mask == 0);
+                let fine = (0..readers.len()).all(|k| mask >> k & 1 == 0 || apart[k] & mask == 0)
+                    && sampled.as_ref().is_none_or(|(m, _)| *m == mask);
                 if !fine {
                     if mask == allowed {
                         break;
@@ -1039,6 +1063,9 @@ impl<'a> Dpor<'a> {
                 }
                 mask = ((mask | !allowed).wrapping_add(1)) & allowed;
             }
+            if let (Some(walk), Some((_, mark))) = (&this.walk, sampled) {
+                walk.leave(mark, &mut w.out.stats);
+            }
             for &m in &ms {
                 s.exec.co.remove(m, id);
                 s.exec.co.remove(id, m);
@@ -1067,6 +1094,14 @@ impl<'a> Dpor<'a> {
         choices: &[C],
         child: &(dyn Fn(&Self, &mut State, &mut Worker, &C, usize) -> Res + Sync),
     ) -> Res {
+        // --- hook of `--strategy estimate` (`explore/estimate.rs`) ---
+        if let (Some(walk), true) = (&self.walk, choices.len() > 1) {
+            self.tick(w)?;
+            let (i, mark) = walk.enter(choices.len(), &w.out.stats);
+            let r = child(self, s, w, &choices[i], 1);
+            walk.leave(mark, &mut w.out.stats);
+            return r;
+        }
         match choices {
             [c] => {
                 self.tick(w)?;
