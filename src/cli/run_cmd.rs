@@ -348,6 +348,8 @@ fn print_outcome(o: &Outcome, quiet: bool) -> Printed {
             if !quiet {
                 herd::write_block(&mut p.out, test, report);
                 p.out.push(b'\n');
+            } else if let Status::Estimate(e) = &report.status {
+                p.out = format!("{}: Estimate {e}\n", o.file.display()).into_bytes();
             } else if report.status != Status::Ok {
                 // The second line of the block: for a status other than
                 // `ok` it is in the header (the `Status` line).
