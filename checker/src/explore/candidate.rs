@@ -222,17 +222,10 @@ pub(crate) fn exists_consistent(
 ) -> Option<Relations> {
     for b in barriers {
         exec.barrier_sync.clone_from(b);
-        let mut rel = None;
-        // The last accepted call is on the total order found.
-        let found = exists_fence_sc_order(exec, &mut |e| match model::check(e) {
-            Ok(r) => {
-                rel = Some(r);
-                true
-            }
-            Err(_) => false,
-        });
-        if found {
-            return rel;
+        // Decided without witnesses (most partial orders tried fail); the
+        // relations are computed once, for the order found.
+        if exists_fence_sc_order(exec, &mut model::consistent) {
+            return model::check(exec).ok();
         }
     }
     None
@@ -273,7 +266,7 @@ pub(crate) fn finish(
             // otherwise it is inconsistent whatever the barrier does, and an
             // explorer that pruned it earlier must not differ.
             exec.barrier_sync = barrier::certain_sync(&exec);
-            if !exists_fence_sc_order(&mut exec, &mut |e| model::check(e).is_ok()) {
+            if !exists_fence_sc_order(&mut exec, &mut model::consistent) {
                 out.stats.pruned += 1;
                 return Finish::Inconsistent;
             }
