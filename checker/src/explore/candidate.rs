@@ -171,6 +171,40 @@ pub(crate) fn exists_fence_sc_order(
     found
 }
 
+/// [`exists_fence_sc_order`] for a caller that needs only the answer, not
+/// the first order: `hint` (an order found for an earlier graph, say) is tried
+/// first, as a total order of the fences of `exec` that it names, then the
+/// others in id order; the search runs only when `ok` rejects it. `hint` gets
+/// the order found.
+pub(crate) fn exists_fence_sc_order_hinted(
+    exec: &mut Execution,
+    hint: &mut Vec<EventId>,
+    ok: &mut dyn FnMut(&Execution) -> bool,
+) -> bool {
+    let fences: Vec<EventId> = exec
+        .ids()
+        .filter(|&e| exec.event(e).is_fence_sc())
+        .collect();
+    let mut order: Vec<EventId> = Vec::with_capacity(fences.len());
+    for &f in hint.iter() {
+        if fences.binary_search(&f).is_ok() && !order.contains(&f) {
+            order.push(f);
+        }
+    }
+    for &f in &fences {
+        if !order.contains(&f) {
+            order.push(f);
+        }
+    }
+    exec.fence_sc = order;
+    exec.fence_sc_prefix = None;
+    let found = ok(exec) || exists_fence_sc_order(exec, ok);
+    if found {
+        hint.clone_from(&exec.fence_sc);
+    }
+    found
+}
+
 /// The search of [`exists_fence_sc_order`] below the prefix
 /// `exec.fence_sc[..p]`; the fences after it are in id order on entry, and
 /// again on return when no order is found.
