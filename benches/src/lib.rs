@@ -229,6 +229,7 @@ impl ExecBuilder {
             rf,
             co,
             fence_sc: Vec::new(),
+            fence_sc_prefix: None,
             barrier_sync: Vec::new(),
         }
     }

@@ -29,6 +29,15 @@ pub struct Execution {
     /// Fence-SC order (8.9.3): every `fence.sc` event in one total order; the
     /// model only uses the pairs that are morally strong.
     pub fence_sc: Vec<EventId>,
+    /// How much of `fence_sc` is ordered: `None` (every candidate the
+    /// explorers complete) means all of it, one total order; `Some(p)` means
+    /// a partial order, used while searching for a total one
+    /// ([`crate::explore::candidate::exists_fence_sc_order`]): each of the
+    /// first `p` fences precedes every fence after it in the list, and the
+    /// fences after the first `p` are mutually unordered.
+    // invariant: `Some(p)` has `p <= fence_sc.len()`; `Some(len - 1)`,
+    // `Some(len)` and `None` are the same order.
+    pub fence_sc_prefix: Option<usize>,
     /// Barrier synchronization pairs `(X, Y)`: X synchronizes with Y (8.9.4 items 2 and 3).
     pub barrier_sync: Vec<(EventId, EventId)>,
 }
@@ -54,6 +63,18 @@ impl Execution {
         self.event(e)
             .thread
             .map(|t: ThreadId| &self.placements[t.index()])
+    }
+
+    /// The pairs `(X, Y)` of `fence.sc` events with X before Y in Fence-SC
+    /// order (8.9.3), as far as `fence_sc_prefix` orders them; not closed
+    /// under anything but already transitive.
+    pub fn fence_sc_pairs(&self) -> impl Iterator<Item = (EventId, EventId)> + '_ {
+        let order = &self.fence_sc;
+        let p = self.fence_sc_prefix.unwrap_or(order.len()).min(order.len());
+        order[..p]
+            .iter()
+            .enumerate()
+            .flat_map(move |(i, &x)| order[i + 1..].iter().map(move |&y| (x, y)))
     }
 
     /// Ids of all events.

@@ -372,21 +372,48 @@ fn has_backward_jump(text: &str) -> bool {
 
 #[test]
 fn random_programs_agree() {
-    let n = env_num("PTXMC_DIFF_CASES").map_or(DEFAULT_CASES, |n| n as usize);
-    let seed = env_num("PTXMC_DIFF_SEED").unwrap_or(0);
+    let profile = match std::env::var("PTXMC_DIFF_PROFILE").as_deref() {
+        Ok("rare") => gen::Profile::RARE,
+        Ok("fence-sc") => gen::Profile::FENCE_SC,
+        Ok("default") | Err(_) => gen::Profile::DEFAULT,
+        Ok(other) => {
+            panic!("PTXMC_DIFF_PROFILE={other:?}: expected `default`, `rare` or `fence-sc`")
+        }
+    };
+    random_agree(&profile, DEFAULT_CASES, 0);
+}
+
+/// Programs with 3-5 more `fence.sc` each ([`gen::Profile::FENCE_SC`]): the
+/// Fence-SC order search (8.9.3) decides DPOR's partial graphs and every
+/// complete candidate.
+#[test]
+fn random_fence_sc_programs_agree() {
+    random_agree(&gen::Profile::FENCE_SC, DEFAULT_CASES / 4, 1_000_000);
+}
+
+/// `cases` random programs of `profile` from seed `seed0` (or
+/// `PTXMC_DIFF_CASES` from `PTXMC_DIFF_SEED`), each explored by both
+/// explorers; with `PTXMC_DIFF_WRITE=DIR`, their texts are also written there
+/// (`diff-SEED.litmus`) for other tools.
+fn random_agree(profile: &gen::Profile, cases: usize, seed0: u64) {
+    let n = env_num("PTXMC_DIFF_CASES").map_or(cases, |n| n as usize);
+    let seed = env_num("PTXMC_DIFF_SEED").unwrap_or(seed0);
     let timeout = Duration::from_millis(env_num("PTXMC_DIFF_TIMEOUT_MS").unwrap_or(2000));
     let start = Instant::now();
     let names: Vec<String> = (0..n)
         .map(|i| format!("seed {}", seed.wrapping_add(i as u64)))
         .collect();
-    let profile = match std::env::var("PTXMC_DIFF_PROFILE").as_deref() {
-        Ok("rare") => gen::Profile::RARE,
-        Ok("default") | Err(_) => gen::Profile::DEFAULT,
-        Ok(other) => panic!("PTXMC_DIFF_PROFILE={other:?}: expected `default` or `rare`"),
-    };
     let texts: Vec<String> = (0..n)
-        .map(|i| gen::generate_with(seed.wrapping_add(i as u64), &profile))
+        .map(|i| gen::generate_with(seed.wrapping_add(i as u64), profile))
         .collect();
+    if let Some(dir) = std::env::var_os("PTXMC_DIFF_WRITE") {
+        let dir = PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).expect("PTXMC_DIFF_WRITE directory");
+        for (i, t) in texts.iter().enumerate() {
+            let f = dir.join(format!("diff-{}.litmus", seed.wrapping_add(i as u64)));
+            std::fs::write(&f, t).expect("write a generated program");
+        }
+    }
     let limits = Limits {
         dpor: timeout,
         brute: timeout,

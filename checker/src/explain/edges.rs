@@ -166,10 +166,7 @@ impl<'e> Rels<'e> {
             Rel::Sync => self.derived.as_ref().is_some_and(|d| d.0.contains(a, b)),
             Rel::Obs => self.derived.as_ref().is_some_and(|d| d.1.contains(a, b)),
             Rel::Causality => self.derived.as_ref().is_some_and(|d| d.2.contains(a, b)),
-            Rel::FenceSc => {
-                let p = |e| exec.fence_sc.iter().position(|&x| x == e);
-                matches!((p(a), p(b)), (Some(i), Some(j)) if i < j)
-            }
+            Rel::FenceSc => exec.fence_sc_pairs().any(|p| p == (a, b)),
             Rel::Addr => exec.event(b).addr_deps.contains(&a),
             Rel::Data => exec.event(b).data_deps.contains(&a),
             Rel::Ctrl => exec.event(b).ctrl_deps.contains(&a),

@@ -13,7 +13,7 @@ use crate::event::EventId;
 use crate::execution::Execution;
 use crate::explore::barrier::{self, BarrierSync};
 use crate::explore::brute::{self, Visit};
-use crate::explore::candidate::{self, exists_consistent, fence_sc_orders, Ending};
+use crate::explore::candidate::{self, exists_consistent, Ending};
 use crate::explore::outcome::Outcomes;
 use crate::explore::Budget;
 use crate::model::Relations;
@@ -119,9 +119,8 @@ fn witness(exec: &Execution, endings: &[Ending], note: String) -> Option<Hang> {
     let BarrierSync::Valid { choices, stuck } = barrier::synchronization(exec, &stopped) else {
         return None;
     };
-    let fences = fence_sc_orders(exec)?;
     let mut execution = exec.clone();
-    let relations = exists_consistent(&mut execution, &choices, &fences)?;
+    let relations = exists_consistent(&mut execution, &choices)?;
     let waits = endings
         .iter()
         .enumerate()

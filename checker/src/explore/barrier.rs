@@ -381,6 +381,7 @@ mod tests {
             rf: vec![None; n],
             co: BitMatrix::new(n),
             fence_sc: Vec::new(),
+            fence_sc_prefix: None,
             barrier_sync: Vec::new(),
         }
     }

@@ -561,5 +561,5 @@ fn consistent_partial(exec: &mut Execution, barriers: bool) -> bool {
     } else {
         Vec::new()
     };
-    candidate::exists_fence_sc_order(exec, &mut |e| model::check(e).is_ok())
+    candidate::exists_fence_sc_order(exec, &mut model::consistent)
 }

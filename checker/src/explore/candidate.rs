@@ -16,7 +16,9 @@ use ptxmc_frontend::ir::{AddrId, AddrKind, PhysId, Proxy, Sem, Span, Test, VAddr
 use smallvec::SmallVec;
 use std::collections::BTreeSet;
 
-/// `fence.sc` events beyond which Fence-SC orders are not enumerated.
+/// `fence.sc` events beyond which [`fence_sc_orders`] (for `explain`) does not
+/// enumerate Fence-SC orders; deciding consistency searches instead
+/// ([`exists_fence_sc_order`]) and has no such limit.
 const MAX_FENCES: usize = 8;
 
 /// How a thread ended in a candidate.
@@ -90,6 +92,7 @@ pub(crate) fn empty_execution(test: &Test) -> Execution {
         rf: vec![None; n],
         co: BitMatrix::new(n),
         fence_sc: Vec::new(),
+        fence_sc_prefix: None,
         barrier_sync: Vec::new(),
     }
 }
@@ -142,42 +145,121 @@ pub(crate) fn fence_sc_orders(exec: &Execution) -> Option<Vec<Vec<EventId>>> {
     Some(out)
 }
 
-/// Whether `ok` accepts `exec` with some Fence-SC order (left in
-/// `exec.fence_sc` when it does). With too many fences to enumerate, only the
-/// order of event ids is tried.
+/// Whether `ok` accepts `exec` with some Fence-SC order (8.9.3), a total
+/// order of its `fence.sc` events; the first such order in lexicographic
+/// order of event ids is left in `exec.fence_sc` when it does.
+///
+/// No enumeration of the k! orders: a depth-first search over the prefixes of
+/// the order, each tried as a partial order ([`Execution::fence_sc_prefix`]:
+/// the prefix ordered, every prefix fence before the rest, the rest
+/// unordered). `ok` must be anti-monotone in the Fence-SC pairs, as
+/// consistency is: Fence-SC pairs only add synchronization (8.9.4 item 1),
+/// hence causality (8.9.5) and the coherence edges it forces, and every axiom
+/// of 8.10 only forbids, Fence-SC's own (8.10.2) only for ordered pairs. So a
+/// prefix rejected as a partial order has no total order extending it
+/// accepted, and its subtree is pruned.
 pub(crate) fn exists_fence_sc_order(
     exec: &mut Execution,
     ok: &mut dyn FnMut(&Execution) -> bool,
 ) -> bool {
-    let orders = fence_sc_orders(exec).unwrap_or_else(|| {
-        vec![exec
-            .ids()
-            .filter(|&e| exec.event(e).is_fence_sc())
-            .collect()]
-    });
-    for f in orders {
-        exec.fence_sc = f;
-        if ok(exec) {
+    exec.fence_sc = exec
+        .ids()
+        .filter(|&e| exec.event(e).is_fence_sc())
+        .collect();
+    let found = extend_fence_sc_order(exec, 0, ok);
+    exec.fence_sc_prefix = None;
+    found
+}
+
+/// [`exists_fence_sc_order`] for a caller that needs only the answer, not
+/// the first order: `hint` (an order found for an earlier graph, say) is tried
+/// first, as a total order of the fences of `exec` that it names, then the
+/// others in id order; the search runs only when `ok` rejects it. `hint` gets
+/// the order found.
+pub(crate) fn exists_fence_sc_order_hinted(
+    exec: &mut Execution,
+    hint: &mut Vec<EventId>,
+    ok: &mut dyn FnMut(&Execution) -> bool,
+) -> bool {
+    let fences: Vec<EventId> = exec
+        .ids()
+        .filter(|&e| exec.event(e).is_fence_sc())
+        .collect();
+    let mut order: Vec<EventId> = Vec::with_capacity(fences.len());
+    for &f in hint.iter() {
+        if fences.binary_search(&f).is_ok() && !order.contains(&f) {
+            order.push(f);
+        }
+    }
+    for &f in &fences {
+        if !order.contains(&f) {
+            order.push(f);
+        }
+    }
+    exec.fence_sc = order;
+    exec.fence_sc_prefix = None;
+    let found = ok(exec) || exists_fence_sc_order(exec, ok);
+    if found {
+        hint.clone_from(&exec.fence_sc);
+    }
+    found
+}
+
+/// The search of [`exists_fence_sc_order`] below the prefix
+/// `exec.fence_sc[..p]`; the fences after it are in id order on entry, and
+/// again on return when no order is found.
+fn extend_fence_sc_order(
+    exec: &mut Execution,
+    p: usize,
+    ok: &mut dyn FnMut(&Execution) -> bool,
+) -> bool {
+    let n = exec.fence_sc.len();
+    let total = n <= p + 1;
+    exec.fence_sc_prefix = if total { None } else { Some(p) };
+    if !ok(exec) {
+        return false;
+    }
+    if total {
+        return true;
+    }
+    for i in p..n {
+        // Fence `i` next, the others after it still in id order.
+        exec.fence_sc[p..=i].rotate_right(1);
+        if extend_fence_sc_order(exec, p + 1, ok) {
             return true;
         }
+        exec.fence_sc[p..=i].rotate_left(1);
     }
     false
 }
 
+/// Whether some pair of `fence.sc` events of `exec` is morally strong: when
+/// none is, every Fence-SC order gives the same relations.
+fn fence_sc_matters(exec: &Execution) -> bool {
+    let fences: Vec<EventId> = exec
+        .ids()
+        .filter(|&e| exec.event(e).is_fence_sc())
+        .collect();
+    fences.iter().enumerate().any(|(i, &a)| {
+        fences[i + 1..]
+            .iter()
+            .any(|&b| model::morally_strong(exec, a, b))
+    })
+}
+
 /// The relations of `exec` under the first consistent pair of existential
-/// choices (barrier synchronization, Fence-SC order), left in `exec`.
+/// choices (barrier synchronization, then Fence-SC order by
+/// [`exists_fence_sc_order`]), left in `exec`.
 pub(crate) fn exists_consistent(
     exec: &mut Execution,
     barriers: &[Vec<(EventId, EventId)>],
-    fences: &[Vec<EventId>],
 ) -> Option<Relations> {
     for b in barriers {
         exec.barrier_sync.clone_from(b);
-        for f in fences {
-            exec.fence_sc.clone_from(f);
-            if let Ok(rel) = model::check(exec) {
-                return Some(rel);
-            }
+        // Decided without witnesses (most partial orders tried fail); the
+        // relations are computed once, for the order found.
+        if exists_fence_sc_order(exec, &mut model::consistent) {
+            return model::check(exec).ok();
         }
     }
     None
@@ -218,7 +300,7 @@ pub(crate) fn finish(
             // otherwise it is inconsistent whatever the barrier does, and an
             // explorer that pruned it earlier must not differ.
             exec.barrier_sync = barrier::certain_sync(&exec);
-            if !exists_fence_sc_order(&mut exec, &mut |e| model::check(e).is_ok()) {
+            if !exists_fence_sc_order(&mut exec, &mut model::consistent) {
                 out.stats.pruned += 1;
                 return Finish::Inconsistent;
             }
@@ -228,12 +310,7 @@ pub(crate) fn finish(
             return Finish::Stop(Status::Limit("too many barrier arrival orders".into()))
         }
     };
-    let Some(fences) = fence_sc_orders(&exec) else {
-        return Finish::Stop(Status::Limit(format!(
-            "more than {MAX_FENCES} fence.sc events in one execution"
-        )));
-    };
-    let Some(rel) = exists_consistent(&mut exec, &barriers, &fences) else {
+    let Some(rel) = exists_consistent(&mut exec, &barriers) else {
         out.stats.pruned += 1;
         return Finish::Inconsistent;
     };
@@ -246,7 +323,7 @@ pub(crate) fn finish(
         let mut recheck = |m: &BitMatrix| {
             let mut e = exec.clone();
             e.co = m.clone();
-            exists_consistent(&mut e, &barriers, &fences).is_some()
+            exists_consistent(&mut e, &barriers).is_some()
         };
         // With one choice of Fence-SC order and barrier synchronization,
         // its coherence order decides which writes may be last. With several,
@@ -254,7 +331,7 @@ pub(crate) fn finish(
         // be last under another: start from the coherence every choice has
         // (the explorer's edges, initial writes first), and let `recheck`
         // find a choice for each combination of last writes.
-        let several = fences.len() > 1 || barriers.len() > 1;
+        let several = barriers.len() > 1 || fence_sc_matters(&exec);
         let co = if several {
             common_coherence(&exec)
         } else {
@@ -275,7 +352,6 @@ pub(crate) fn finish(
                 rel,
                 mems[i].1.as_ref(),
                 &barriers,
-                &fences,
                 &vals[i],
                 out,
             );
@@ -317,7 +393,6 @@ fn keep_witness(
     rel: Relations,
     last: Option<&BitMatrix>,
     barriers: &[Vec<(EventId, EventId)>],
-    fences: &[Vec<EventId>],
     v: &Valuation,
     out: &mut Outcomes,
 ) {
@@ -325,7 +400,7 @@ fn keep_witness(
     let rel = match last {
         Some(m) => {
             w.co = m.clone();
-            match exists_consistent(&mut w, barriers, fences) {
+            match exists_consistent(&mut w, barriers) {
                 Some(r) => r,
                 None => {
                     w = exec.clone();

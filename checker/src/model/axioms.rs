@@ -50,14 +50,11 @@ fn close_cycle(mut events: Vec<EventId>, axiom: Axiom) -> Violation {
 /// Axiom Fence-SC (8.10.2): for morally strong `fence.sc` F1, F2, if F1
 /// precedes F2 in causality order then F1 precedes F2 in Fence-SC order.
 pub(crate) fn fence_sc(orders: &Orders<'_>) -> Result<(), Violation> {
-    let order = &orders.exec.fence_sc;
-    for (i, &f1) in order.iter().enumerate() {
-        for &f2 in &order[i + 1..] {
-            // f1 precedes f2 in Fence-SC order: f2 must not cause f1.
-            if orders.ms.contains(f1, f2) && orders.causality.order.contains(f2, f1) {
-                let events = orders.causality_path(f2, f1);
-                return Err(close_cycle(events, Axiom::FenceSc));
-            }
+    for (f1, f2) in orders.exec.fence_sc_pairs() {
+        // f1 precedes f2 in Fence-SC order: f2 must not cause f1.
+        if orders.ms.contains(f1, f2) && orders.causality.order.contains(f2, f1) {
+            let events = orders.causality_path(f2, f1);
+            return Err(close_cycle(events, Axiom::FenceSc));
         }
     }
     Ok(())

@@ -641,6 +641,7 @@ struct Key {
     rf: Vec<Option<EventId>>,
     co: Vec<u64>,
     fence_sc: Vec<EventId>,
+    fence_sc_prefix: Option<usize>,
     barrier_sync: Vec<(EventId, EventId)>,
 }
 
@@ -651,6 +652,7 @@ impl Key {
         self.co
             .extend((0..exec.len()).map(|a| exec.co.row_word(EventId::new(a), 0)));
         self.fence_sc.clone_from(&exec.fence_sc);
+        self.fence_sc_prefix = exec.fence_sc_prefix;
         self.barrier_sync.clone_from(&exec.barrier_sync);
     }
 
@@ -663,6 +665,7 @@ impl Key {
                 .enumerate()
                 .all(|(a, &w)| exec.co.row_word(EventId::new(a), 0) == w)
             && self.fence_sc == exec.fence_sc
+            && self.fence_sc_prefix == exec.fence_sc_prefix
             && self.barrier_sync == exec.barrier_sync
     }
 }
@@ -866,14 +869,12 @@ pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decisio
     // Synchronizes-with (8.9.4): Fence-SC (item 1), barriers (items 2, 3),
     // release and acquire patterns (item 4).
     sync[..n].fill(0);
-    for (k, &x) in exec.fence_sc.iter().enumerate() {
-        for &y in &exec.fence_sc[k + 1..] {
-            if x.index() >= n || y.index() >= n {
-                return Decision::Unknown;
-            }
-            if st.ms[x.index()] & bit(y.index()) != 0 {
-                sync[x.index()] |= bit(y.index());
-            }
+    if exec.fence_sc.iter().any(|f| f.index() >= n) {
+        return Decision::Unknown;
+    }
+    for (x, y) in exec.fence_sc_pairs() {
+        if st.ms[x.index()] & bit(y.index()) != 0 {
+            sync[x.index()] |= bit(y.index());
         }
     }
     for &(x, y) in &exec.barrier_sync {
@@ -977,12 +978,10 @@ pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decisio
     }
     // Fence-SC (8.10.2): F1 before F2 in Fence-SC order, morally strong:
     // F2 must not precede F1 in causality order.
-    for (k, &f1) in exec.fence_sc.iter().enumerate() {
-        for &f2 in &exec.fence_sc[k + 1..] {
-            let (a, b) = (f1.index(), f2.index());
-            if st.ms[a] & bit(b) != 0 && causality[b] & bit(a) != 0 {
-                return Decision::Inconsistent;
-            }
+    for (f1, f2) in exec.fence_sc_pairs() {
+        let (a, b) = (f1.index(), f2.index());
+        if st.ms[a] & bit(b) != 0 && causality[b] & bit(a) != 0 {
+            return Decision::Inconsistent;
         }
     }
     // Atomicity (8.10.3). Single-copy atomicity cannot fail while every

@@ -39,6 +39,8 @@ mod testutil;
 mod witness;
 
 #[cfg(test)]
+mod fence_sc_search_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::event::EventId;

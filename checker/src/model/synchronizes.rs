@@ -56,11 +56,9 @@ impl Synchronization {
             order: BitMatrix::new(exec.len()),
             reasons: FxHashMap::default(),
         };
-        for (i, &x) in exec.fence_sc.iter().enumerate() {
-            for &y in &exec.fence_sc[i + 1..] {
-                if ms.contains(x, y) {
-                    sync.add(x, y, SyncReason::FenceSc);
-                }
+        for (x, y) in exec.fence_sc_pairs() {
+            if ms.contains(x, y) {
+                sync.add(x, y, SyncReason::FenceSc);
             }
         }
         for &(x, y) in &exec.barrier_sync {

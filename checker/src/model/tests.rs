@@ -24,7 +24,6 @@ fn assert_cycle_is_connected(exec: &Execution, v: &Violation) {
         .map(|c| c.order)
         .unwrap_or_else(|_| exec.co.clone());
     let fr = communication::from_reads(exec, &co);
-    let pos = |f: EventId| exec.fence_sc.iter().position(|&g| g == f);
     let n = v.events.len();
     assert!(n >= 2, "{v:?}");
     for i in 0..n {
@@ -33,7 +32,7 @@ fn assert_cycle_is_connected(exec: &Execution, v: &Violation) {
             let eb = exec.event(b);
             eb.addr_deps.contains(&a) || eb.data_deps.contains(&a) || eb.ctrl_deps.contains(&a)
         };
-        let fence_sc = matches!((pos(a), pos(b)), (Some(x), Some(y)) if x < y);
+        let fence_sc = exec.fence_sc_pairs().any(|p| p == (a, b));
         let related = orders.po.po.contains(a, b)
             || orders.rf.contains(a, b)
             || orders.po.rmw.contains(a, b)

@@ -303,6 +303,7 @@ impl ExecBuilder {
             rf,
             co: BitMatrix::new(n),
             fence_sc,
+            fence_sc_prefix: None,
             barrier_sync: self.barrier_sync,
         };
         for &(a, b) in &self.co {

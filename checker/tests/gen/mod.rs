@@ -389,6 +389,9 @@ pub struct Profile {
     pub generic_alias: usize,
     /// A surface alias `s`.
     pub surface_alias: usize,
+    /// 3-5 extra `fence.sc.{scope}` at random places (for the Fence-SC
+    /// order search, 8.9.3); 0 leaves the other profiles' programs as they were.
+    pub fence_sc: usize,
 }
 
 impl Profile {
@@ -398,6 +401,7 @@ impl Profile {
         barriers: 10,
         generic_alias: 12,
         surface_alias: 10,
+        fence_sc: 0,
     };
     /// The rare features made common, to hunt bugs in them.
     pub const RARE: Profile = Profile {
@@ -405,6 +409,15 @@ impl Profile {
         barriers: 45,
         generic_alias: 35,
         surface_alias: 35,
+        fence_sc: 0,
+    };
+    /// The default mix with 3-5 more `fence.sc` in every program.
+    pub const FENCE_SC: Profile = Profile {
+        loops: 3,
+        barriers: 10,
+        generic_alias: 12,
+        surface_alias: 10,
+        fence_sc: 100,
     };
 }
 
@@ -471,6 +484,15 @@ pub fn generate_with(seed: u64, profile: &Profile) -> String {
     }
     if rng.chance(profile.barriers) {
         add_barriers(&mut rng, &mut threads);
+    }
+    // Guarded so that profiles without it draw the same numbers as before.
+    if profile.fence_sc > 0 && rng.chance(profile.fence_sc) {
+        for _ in 0..rng.range(3, 5) {
+            let th = &mut threads[rng.below(n_threads)];
+            let at = rng.below(th.cells.len() + 1);
+            let f = format!("fence.sc.{}", rng.pick(SCOPES));
+            th.cells.insert(at, Cell::Instr(f));
+        }
     }
 
     let mut out = String::new();

@@ -172,6 +172,9 @@ struct State {
     barriers: usize,
     /// `fence.sc` events in the graph.
     fences_sc: usize,
+    /// The Fence-SC order last found for a partial graph, tried first for
+    /// the next ([`candidate::exists_fence_sc_order_hinted`]).
+    fence_hint: Vec<EventId>,
     /// Scratch space of consistency checks; when `derived_valid`, the
     /// relations of this graph, found consistent by the fast path (with no
     /// Fence-SC pair and no barrier synchronization).
@@ -476,6 +479,7 @@ impl<'a> Dpor<'a> {
             waiting: Vec::new(),
             barriers: 0,
             fences_sc: 0,
+            fence_hint: Vec::new(),
             derived: Box::new(fast::Derived::new()),
             derived_valid: false,
             spare_states: Vec::new(),
@@ -1296,7 +1300,7 @@ impl<'a> Dpor<'a> {
             model::consistent(&s.exec)
         } else {
             let (st, d) = (&s.statics, &mut *s.derived);
-            candidate::exists_fence_sc_order(&mut s.exec, &mut |e| {
+            candidate::exists_fence_sc_order_hinted(&mut s.exec, &mut s.fence_hint, &mut |e| {
                 if fast {
                     model::consistent_with(e, st, d)
                 } else {
