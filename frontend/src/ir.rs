@@ -480,18 +480,15 @@ pub enum CmpOp {
 impl CmpOp {
     /// Evaluates the comparison.
     pub fn eval(self, a: i64, b: i64) -> bool {
-        match self {
-            CmpOp::Eq => a == b,
-            CmpOp::Ne => a != b,
-            CmpOp::Lt => a < b,
-            CmpOp::Le => a <= b,
-            CmpOp::Gt => a > b,
-            CmpOp::Ge => a >= b,
-        }
+        self.eval_ord(a, b)
     }
 
     /// Evaluates the comparison on unsigned integers.
     pub fn eval_unsigned(self, a: u64, b: u64) -> bool {
+        self.eval_ord(a, b)
+    }
+
+    fn eval_ord<T: Ord>(self, a: T, b: T) -> bool {
         match self {
             CmpOp::Eq => a == b,
             CmpOp::Ne => a != b,

@@ -3,7 +3,6 @@
 //! JSON line has every verdict and count field `null`, and the estimate in
 //! an `estimate` object.
 
-use super::herd;
 use ptxmc_checker::explore::estimate::Estimate;
 use ptxmc_checker::Report;
 use ptxmc_frontend::ir::Test;
@@ -32,42 +31,6 @@ pub fn object(e: &Estimate) -> Value {
         "walk_s": e.walk_ms as f64 / 1000.0,
         "seed": e.seed,
     })
-}
-
-/// The JSON fields of an estimate after `file` and `name`: those of a
-/// checked test, with the verdicts and counts `null` and `states` empty,
-/// then `estimate` and `time_ms`.
-pub fn json_fields(w: &mut Vec<u8>, test: &Test, r: &Report, e: &Estimate) {
-    let mut m = serde_json::Map::new();
-    m.insert("status".into(), Value::from(r.status.name()));
-    m.insert("message".into(), Value::from(e.to_string()));
-    m.insert(
-        "kind".into(),
-        Value::from(herd::kind(test.condition.quantifier)),
-    );
-    m.insert("condition".into(), Value::from(herd::condition(test)));
-    for key in [
-        "condition_holds",
-        "liveness_holds",
-        "liveness_note",
-        "observation",
-        "positive",
-        "negative",
-        "executions",
-        "blocked",
-        "pruned",
-        "duplicates",
-        "bound_hits",
-    ] {
-        m.insert(key.into(), Value::Null);
-    }
-    m.insert("states".into(), Value::Array(Vec::new()));
-    m.insert("estimate".into(), object(e));
-    m.insert("time_ms".into(), Value::from(r.time.as_secs_f64() * 1000.0));
-    let body = Value::Object(m).to_string();
-    // `{...}` without its braces, after a comma.
-    w.push(b',');
-    w.extend_from_slice(body.as_bytes()[1..body.len() - 1].as_ref());
 }
 
 /// The text block of an estimate (after the `Test` and `Status` lines).

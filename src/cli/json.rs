@@ -64,9 +64,10 @@ pub fn with_model(mut line: String, model: &str) -> String {
 
 /// The fields of a checked test after `file` and `name`.
 fn checked(w: &mut Vec<u8>, test: &Test, r: &Report) {
-    if let Some(e) = super::estimate_view::of(r) {
-        return super::estimate_view::json_fields(w, test, r, e);
-    }
+    // An estimate (`--strategy estimate`) is no verdict: its verdicts and
+    // counts are null, it has no states, and its `estimate` object comes
+    // before `time_ms`.
+    let estimate = super::estimate_view::of(r);
     w.extend_from_slice(b",\"status\":");
     string(w, r.status.name());
     w.extend_from_slice(b",\"message\":");
@@ -109,7 +110,7 @@ fn checked(w: &mut Vec<u8>, test: &Test, r: &Report) {
         w.extend_from_slice(b",\"");
         w.extend_from_slice(key.as_bytes());
         w.extend_from_slice(b"\":");
-        if unsupported && matches!(key, "positive" | "negative") {
+        if estimate.is_some() || (unsupported && matches!(key, "positive" | "negative")) {
             // Not counted: what the explorer saw before the unsupported
             // construct depends on the explorer.
             w.extend_from_slice(b"null");
@@ -118,8 +119,15 @@ fn checked(w: &mut Vec<u8>, test: &Test, r: &Report) {
         }
     }
     w.extend_from_slice(b",\"states\":[");
-    states(w, test, r);
-    w.extend_from_slice(b"],\"time_ms\":");
+    if estimate.is_none() {
+        states(w, test, r);
+    }
+    w.push(b']');
+    if let Some(e) = estimate {
+        w.extend_from_slice(b",\"estimate\":");
+        w.extend_from_slice(super::estimate_view::object(e).to_string().as_bytes());
+    }
+    w.extend_from_slice(b",\"time_ms\":");
     float(w, r.time.as_secs_f64() * 1000.0);
 }
 

@@ -60,19 +60,23 @@ const SLOW_STEPS: Duration = Duration::from_millis(2);
 
 impl Budget {
     pub(crate) fn new(opts: &Options, start: Instant) -> Self {
+        let deadline = opts.timeout.and_then(|t| start.checked_add(t));
         Self {
-            deadline: opts.timeout.and_then(|t| start.checked_add(t)),
+            deadline,
             timeout: opts.timeout,
             max_executions: opts.max_executions,
             last: None,
-            every: 1,
+            // Without a deadline no step needs the clock: the fast cadence
+            // from the start (explorers still look at the other workers'
+            // limits at that cadence).
+            every: if deadline.is_some() { 1 } else { TICK_EVERY },
         }
     }
 
     /// How many steps an explorer may take between two calls of
-    /// [`Budget::tick`]: 1 at first and once the steps between two looks
-    /// took more than [`SLOW_STEPS`], doubling up to [`TICK_EVERY`] while
-    /// they are fast.
+    /// [`Budget::tick`]: with a deadline, 1 at first and once the steps
+    /// between two looks took more than [`SLOW_STEPS`], doubling up to
+    /// [`TICK_EVERY`] while they are fast; without one, [`TICK_EVERY`].
     pub fn every(&self) -> u32 {
         self.every
     }

@@ -65,6 +65,23 @@ const WORDS: [&str; 8] = [
     "module", "entry", "grid", "block", "threads", "param", "cluster", "{",
 ];
 
+/// The `name=value;` entries of one line of the initial state, line `n`.
+fn init_entries(l: &mut Launch, body: &str, file: &str, n: u32) -> Result<(), KernelError> {
+    for entry in body.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let Some((name, value)) = entry.split_once('=') else {
+            return Err(err(
+                file,
+                n,
+                1,
+                format!("expected `name=value;`, found `{entry}`"),
+            ));
+        };
+        l.init
+            .push((name.trim().to_string(), value.trim().to_string(), n));
+    }
+    Ok(())
+}
+
 fn read_launch(src: &str, file: &str) -> Result<Launch, KernelError> {
     let mut l = Launch {
         grid: 1,
@@ -80,19 +97,7 @@ fn read_launch(src: &str, file: &str) -> Result<Launch, KernelError> {
             continue;
         }
         if in_init {
-            let body = line.trim_end_matches('}').trim();
-            for entry in body.split(';').map(str::trim).filter(|e| !e.is_empty()) {
-                let Some((name, value)) = entry.split_once('=') else {
-                    return Err(err(
-                        file,
-                        n,
-                        1,
-                        format!("expected `name=value;`, found `{entry}`"),
-                    ));
-                };
-                l.init
-                    .push((name.trim().to_string(), value.trim().to_string(), n));
-            }
+            init_entries(&mut l, line.trim_end_matches('}').trim(), file, n)?;
             in_init = !line.ends_with('}');
             continue;
         }
@@ -175,19 +180,7 @@ fn read_launch(src: &str, file: &str) -> Result<Launch, KernelError> {
             _ if line.starts_with('{') => {
                 let body = line.trim_start_matches('{').trim();
                 let closed = body.ends_with('}');
-                let body = body.trim_end_matches('}');
-                for entry in body.split(';').map(str::trim).filter(|e| !e.is_empty()) {
-                    let Some((name, value)) = entry.split_once('=') else {
-                        return Err(err(
-                            file,
-                            n,
-                            1,
-                            format!("expected `name=value;`, found `{entry}`"),
-                        ));
-                    };
-                    l.init
-                        .push((name.trim().to_string(), value.trim().to_string(), n));
-                }
+                init_entries(&mut l, body.trim_end_matches('}'), file, n)?;
                 in_init = !closed;
             }
             _ => {

@@ -428,6 +428,12 @@ impl<'a> Dpor<'a> {
         self.walk.as_ref()
     }
 
+    /// Whether thread `t` alone writes `loc`'s location, through `loc`'s
+    /// address ([`domain_mod::private_locations`]).
+    fn is_private(&self, t: usize, loc: Location) -> bool {
+        self.private[t].get(loc.phys.index()).copied().flatten() == Some(loc.vaddr)
+    }
+
     /// Whether a read of thread `t` through `(vaddr, proxy)` may read from a
     /// write of its own thread that comes later in program order. Program order
     /// is in base causality, so through the same address and proxy it is also
@@ -667,8 +673,7 @@ impl<'a> Dpor<'a> {
                 }
             })
             .collect();
-        let private = self.private[t].get(phys.index()).copied().flatten() == Some(loc.vaddr)
-            && ev.proxy == Proxy::Generic;
+        let private = self.is_private(t, loc) && ev.proxy == Proxy::Generic;
         if private {
             // A private location (only thread `t` writes it, through this
             // address and the generic proxy): the read reads the thread's
@@ -983,7 +988,7 @@ impl<'a> Dpor<'a> {
         let settled_write = !before_all.is_empty()
             && ms.is_empty()
             && !s.exec.event(id).is_rmw()
-            && self.private[t].get(loc.phys.index()).copied().flatten() == Some(loc.vaddr);
+            && self.is_private(t, loc);
         let r = self.branch(s, w, parts, &positions, &|this, s, w, &before, parts| {
             for (k, &m) in ms.iter().enumerate() {
                 if before >> k & 1 == 1 {
