@@ -188,8 +188,13 @@ pub fn write_block(s: &mut Vec<u8>, test: &Test, r: &Report) {
     };
     let _ = writeln!(s, "Positive: {wp} Negative: {wn}");
     let _ = writeln!(s, "Condition {}", condition(test));
-    let obs = observation(positive, negative);
-    let _ = writeln!(s, "Observation {name} {obs} {positive} {negative}");
+    // `Always`/`Sometimes`/`Never` is a claim about every execution: only
+    // for a test explored to the end (`ok`, or `undefined`, whose block
+    // herd7 also prints), as JSON's `observation`.
+    if r.verdict().is_some() || matches!(r.status, Status::Undefined(_)) {
+        let obs = observation(positive, negative);
+        let _ = writeln!(s, "Observation {name} {obs} {positive} {negative}");
+    }
     let _ = writeln!(s, "Time {} {:.3}", name, r.time.as_secs_f64());
     let _ = writeln!(s, "Hash={}", hash(test));
     let _ = writeln!(
