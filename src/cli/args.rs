@@ -139,12 +139,19 @@ strategy finished, and writes an SVG plot of time and executions against size (l
 with --svg. A run that reaches --timeout shows as `>S s (limit)` in the table and as a \
 hollow marker at the limit in the plot; larger sizes of that family are then skipped for \
 that strategy.\n\n\
+GenMC: when a `genmc` binary is on PATH (or given by --genmc PATH), each family member that \
+has a C11 mirror (readers, writers, sb, sb-fence-sc, iriw, 2+2w, counter, ticket-lock, \
+cas-lock) is also checked by GenMC, in its own column group, and a table of whole-process \
+wall times and their ratio follows. Without GenMC, bench says so and runs ptxmc alone. With \
+--repeat R each run is repeated R times, the tools alternating run by run, and the medians \
+are shown.\n\n\
 Exit code 0, 1 if two strategies that both finished disagree on a test (executions or \
 verdict), 2 on bad usage or a test that cannot be read or parsed.",
         after_help = "Examples:
   ptxmc bench readers writers --sizes 2..8 --svg scaling.svg
   ptxmc bench counter:2..6 --strategy brute,dpor --timeout 60 --json counter.jsonl
-  ptxmc bench corpus/spec/ --strategy dpor -j 2"
+  ptxmc bench corpus/spec/ --strategy dpor -j 2
+  ptxmc bench ticket-lock:3..8 --strategy dpor --repeat 5 --genmc /opt/genmc/genmc"
     )]
     Bench(BenchArgs),
     /// List the readings of the model that `--model NAME` chooses from.
@@ -205,6 +212,24 @@ pub struct BenchArgs {
     /// Keep running the larger sizes of a family for a strategy that reached the limit.
     #[arg(long)]
     pub keep_going: bool,
+    /// Reading of the model ptxmc checks under (`ptxmc models`); `failed-cas-read` also
+    /// chooses GenMC's CAS mirror of `cas-lock`.
+    #[arg(long, value_name = "NAME", default_value = "spec")]
+    pub model: String,
+    /// Run each (test, tool) R times, alternating the tools run by run, and report medians.
+    #[arg(long, default_value_t = 1, value_name = "R")]
+    pub repeat: usize,
+    /// The GenMC binary to run next to ptxmc on the C11 mirrors of the families (default:
+    /// `genmc` on PATH, if there is one).
+    #[arg(long, value_name = "PATH")]
+    pub genmc: Option<PathBuf>,
+    /// Do not run GenMC even when it is on PATH.
+    #[arg(long, conflicts_with = "genmc")]
+    pub no_genmc: bool,
+    /// A flag for GenMC, instead of its defaults (`-rc11 --disable-sr --disable-estimation`);
+    /// repeat it for several (`--genmc-arg=-imm --genmc-arg=--disable-sr`).
+    #[arg(long, value_name = "FLAG", allow_hyphen_values = true)]
+    pub genmc_arg: Vec<String>,
 }
 
 /// `ptxmc bench-one` (internal, run by `ptxmc bench` in a child process).
@@ -234,6 +259,9 @@ pub struct BenchOneArgs {
     /// A litmus file instead of a family.
     #[arg(long)]
     pub file: Option<PathBuf>,
+    /// Reading of the model.
+    #[arg(long, default_value = "spec")]
+    pub model: String,
 }
 
 /// Scope of the strong operations of a generated family.

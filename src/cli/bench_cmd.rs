@@ -10,7 +10,9 @@
 //! others down.
 
 use super::args::{BenchArgs, BenchOneArgs, StrategyArg};
+use super::bench_table::{cells, fmt_time, header, Measure, RunStatus};
 use super::collect::litmus_files;
+use super::genmc::{self, Genmc};
 use super::parse_cmd::read_source;
 use super::stats;
 use super::svg::{self, Point, Series};
@@ -42,68 +44,6 @@ struct Item {
     family: String,
     /// Its x coordinate.
     size: usize,
-}
-
-/// How one (test, strategy) run ended.
-#[derive(Clone, Debug, PartialEq)]
-enum RunStatus {
-    /// Explored completely.
-    Ok,
-    /// Stopped by the explorer at the time limit (or another limit).
-    Limit,
-    /// Killed by `ptxmc bench` after overrunning the limit.
-    Killed,
-    /// Not run: a smaller size of the family reached the limit.
-    Skipped,
-    /// Unsupported or undefined test, or a child that failed.
-    Other(String),
-}
-
-impl RunStatus {
-    fn name(&self) -> &str {
-        match self {
-            RunStatus::Ok => "ok",
-            RunStatus::Limit => "limit",
-            RunStatus::Killed => "killed",
-            RunStatus::Skipped => "skipped",
-            RunStatus::Other(s) => s,
-        }
-    }
-
-    fn stopped(&self) -> bool {
-        matches!(self, RunStatus::Limit | RunStatus::Killed)
-    }
-}
-
-/// The measurement of one (test, strategy).
-#[derive(Clone, Debug)]
-struct Measure {
-    status: RunStatus,
-    message: Option<String>,
-    executions: u64,
-    blocked: u64,
-    pruned: u64,
-    /// Seconds of the check (the child's own measure).
-    time_s: f64,
-    peak_rss_kib: Option<u64>,
-    condition_holds: Option<bool>,
-    liveness_holds: Option<bool>,
-}
-
-impl Measure {
-    fn not_run(status: RunStatus, message: Option<String>) -> Measure {
-        Measure {
-            status,
-            message,
-            executions: 0,
-            blocked: 0,
-            pruned: 0,
-            time_s: 0.0,
-            peak_rss_kib: None,
-            condition_holds: None,
-            liveness_holds: None,
-        }
-    }
 }
 
 fn strategy_name(s: StrategyArg) -> &'static str {
@@ -205,7 +145,8 @@ fn measure(item: &Item, strategy: StrategyArg, args: &BenchArgs) -> Result<Measu
         .args(["--strategy", strategy_name(strategy)])
         .args(["-j", &args.jobs.to_string()])
         .args(["--timeout", &args.timeout.to_string()])
-        .args(["--unroll", &args.unroll.to_string()]);
+        .args(["--unroll", &args.unroll.to_string()])
+        .args(["--model", &args.model]);
     match &item.source {
         Source::Family(name, n) => {
             cmd.args(["--family", name])
@@ -240,6 +181,7 @@ fn measure(item: &Item, strategy: StrategyArg, args: &BenchArgs) -> Result<Measu
         let _ = child.wait();
         return Ok(Measure {
             time_s: start.elapsed().as_secs_f64(),
+            wall_s: start.elapsed().as_secs_f64(),
             peak_rss_kib: rss,
             ..Measure::not_run(
                 RunStatus::Killed,
@@ -250,6 +192,7 @@ fn measure(item: &Item, strategy: StrategyArg, args: &BenchArgs) -> Result<Measu
             )
         });
     };
+    let wall_s = start.elapsed().as_secs_f64();
     let (mut out, mut err) = (String::new(), String::new());
     if let Some(mut o) = child.stdout.take() {
         let _ = o.read_to_string(&mut out);
@@ -277,102 +220,13 @@ fn measure(item: &Item, strategy: StrategyArg, args: &BenchArgs) -> Result<Measu
         message: v.get("message").and_then(Value::as_str).map(str::to_string),
         executions: num("executions"),
         blocked: num("blocked"),
-        pruned: num("pruned"),
+        pruned: Some(num("pruned")),
         time_s: v.get("time_s").and_then(Value::as_f64).unwrap_or(0.0),
+        wall_s,
         peak_rss_kib: v.get("peak_rss_kib").and_then(Value::as_u64),
         condition_holds: v.get("condition_holds").and_then(Value::as_bool),
         liveness_holds: v.get("liveness_holds").and_then(Value::as_bool),
     })
-}
-
-/// `12.3 ms`, `1.23 s`, `456 µs`.
-fn fmt_time(s: f64) -> String {
-    if s >= 1.0 {
-        format!("{s:.2} s")
-    } else if s >= 1e-3 {
-        format!("{:.1} ms", s * 1e3)
-    } else {
-        format!("{:.0} µs", s * 1e6)
-    }
-}
-
-/// `1,234,567`.
-fn fmt_count(n: u64) -> String {
-    let digits: Vec<char> = n.to_string().chars().rev().collect();
-    let groups: Vec<String> = digits
-        .chunks(3)
-        .map(|g| g.iter().rev().collect())
-        .rev()
-        .collect();
-    groups.join(",")
-}
-
-/// The table cells of one measure: executions, blocked, pruned partial
-/// graphs, time, executions/s, peak memory, status.
-fn cells(m: &Measure, timeout: f64) -> [String; 7] {
-    let dash = || "-".to_string();
-    match m.status {
-        RunStatus::Skipped => [
-            dash(),
-            dash(),
-            dash(),
-            dash(),
-            dash(),
-            dash(),
-            "skipped".into(),
-        ],
-        RunStatus::Other(ref s) if m.time_s == 0.0 => {
-            [dash(), dash(), dash(), dash(), dash(), dash(), s.clone()]
-        }
-        _ => {
-            let stopped = m.status.stopped();
-            let time = if stopped {
-                format!(">{timeout} s (limit)")
-            } else {
-                fmt_time(m.time_s)
-            };
-            let rate = if m.time_s > 0.0 && !stopped {
-                fmt_count((m.executions as f64 / m.time_s).round() as u64)
-            } else {
-                dash()
-            };
-            let execs = if stopped {
-                format!(">={}", fmt_count(m.executions))
-            } else {
-                fmt_count(m.executions)
-            };
-            [
-                execs,
-                fmt_count(m.blocked),
-                fmt_count(m.pruned),
-                time,
-                rate,
-                m.peak_rss_kib.map_or_else(dash, stats::human_kib),
-                m.status.name().to_string(),
-            ]
-        }
-    }
-}
-
-fn header(strategies: &[StrategyArg]) -> String {
-    let mut h = String::from("| test | N |");
-    let mut rule = String::from("| --- | ---: |");
-    for s in strategies {
-        let s = strategy_name(*s);
-        for col in [
-            "executions",
-            "blocked",
-            "pruned",
-            "time",
-            "executions/s",
-            "peak memory",
-            "status",
-        ] {
-            h.push_str(&format!(" {s} {col} |"));
-            rule.push_str(if col == "status" { " --- |" } else { " ---: |" });
-        }
-    }
-    format!("{h}\n{rule}")
 }
 
 /// Where strategies that all finished disagree: a message, or `None`.
@@ -446,52 +300,126 @@ fn run_checked(args: &BenchArgs) -> Result<u8, String> {
         )),
         None => None,
     };
+    if args.repeat == 0 {
+        return Err("--repeat must be at least 1".into());
+    }
+    let reading = super::models_cmd::readings(std::slice::from_ref(&args.model))?;
+    let failed_cas_reads = reading.first().is_some_and(|r| r.name == "failed-cas-read");
+    let genmc = if args.no_genmc {
+        None
+    } else {
+        genmc::locate(args.genmc.as_deref())?
+    };
+    let mut tools: Vec<Tool> = strategies.iter().map(|&s| Tool::Ptxmc(s)).collect();
+    if genmc.is_some() {
+        tools.push(Tool::Genmc);
+    }
+    let names: Vec<&str> = tools.iter().map(Tool::name).collect();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let _ = writeln!(
         out,
-        "ptxmc bench: {} tests x {} strategies, -j {}, limit {} s per run, unroll {}",
+        "ptxmc bench: {} tests x {} strategies, -j {}, limit {} s per run, unroll {}, model {}{}",
         items.len(),
         strategies.len(),
         args.jobs,
         args.timeout,
-        args.unroll
+        args.unroll,
+        args.model,
+        if args.repeat > 1 {
+            format!(", {} runs each (tools alternating, medians)", args.repeat)
+        } else {
+            String::new()
+        }
     );
+    match &genmc {
+        Some(g) => {
+            let flags = if args.genmc_arg.is_empty() {
+                genmc::DEFAULT_FLAGS.join(" ")
+            } else {
+                args.genmc_arg.join(" ")
+            };
+            let _ = writeln!(
+                out,
+                "GenMC: {} ({}), flags `{flags}`, on the C11 mirrors of the families",
+                g.path.display(),
+                g.version
+            );
+        }
+        None if args.no_genmc => {}
+        None => {
+            let _ = writeln!(
+                out,
+                "GenMC: not found on PATH (give --genmc PATH to compare with it); ptxmc alone"
+            );
+        }
+    }
     let _ = writeln!(out);
-    let _ = writeln!(out, "{}", header(&strategies));
+    let _ = writeln!(out, "{}", header(&names));
     let _ = out.flush();
 
     let mut series: Vec<Series> = Vec::new();
     let mut results: Vec<(Item, Vec<Measure>)> = Vec::new();
     let (mut disagreements, mut errors) = (Vec::new(), 0usize);
     for item in &items {
-        let mut ms = Vec::with_capacity(strategies.len());
-        for &s in &strategies {
-            let stopped_before = !args.keep_going
-                && results.iter().any(|(it, prev)| {
-                    it.family == item.family
-                        && it.size < item.size
-                        && matches!(it.source, Source::Family(..))
-                        && matches!(item.source, Source::Family(..))
-                        && prev[ms.len()].status.stopped()
-                });
-            let m = if stopped_before {
-                Measure::not_run(RunStatus::Skipped, None)
-            } else {
-                measure(item, s, args)?
-            };
+        // Larger sizes of a family are skipped for a tool that reached the limit.
+        let skipped: Vec<bool> = (0..tools.len())
+            .map(|k| {
+                !args.keep_going
+                    && results.iter().any(|(it, prev)| {
+                        it.family == item.family
+                            && it.size < item.size
+                            && matches!(it.source, Source::Family(..))
+                            && matches!(item.source, Source::Family(..))
+                            && prev[k].status.stopped()
+                    })
+            })
+            .collect();
+        let mirror = match (&genmc, &item.source) {
+            (Some(_), Source::Family(name, n)) => {
+                genmc::mirror(name, *n, failed_cas_reads, args.unroll)
+            }
+            _ => None,
+        };
+        let mut runs: Vec<Vec<Measure>> = vec![Vec::new(); tools.len()];
+        for _ in 0..args.repeat {
+            for (k, tool) in tools.iter().enumerate() {
+                if skipped[k] || runs[k].first().is_some_and(|m| m.status != RunStatus::Ok) {
+                    continue;
+                }
+                let m = match tool {
+                    Tool::Ptxmc(s) => measure(item, *s, args)?,
+                    Tool::Genmc => match (&genmc, &mirror) {
+                        (Some(g), Some(c)) => measure_genmc(g, c, &item.name, args),
+                        _ => Measure::not_run(RunStatus::Other("no mirror".into()), None),
+                    },
+                };
+                runs[k].push(m);
+            }
+        }
+        let ms: Vec<Measure> = runs
+            .into_iter()
+            .zip(&skipped)
+            .map(|(r, &skip)| {
+                if skip {
+                    Measure::not_run(RunStatus::Skipped, None)
+                } else {
+                    median(r)
+                }
+            })
+            .collect();
+        for (tool, m) in tools.iter().zip(&ms) {
             if let RunStatus::Other(st) = &m.status {
                 if st == "error" || st.ends_with("error") {
                     errors += 1;
                     eprintln!(
                         "error: {} ({}): {}",
                         item.name,
-                        strategy_name(s),
+                        tool.name(),
                         m.message.as_deref().unwrap_or("failed")
                     );
                 }
             }
-            ms.push(m);
         }
         let mut row = format!("| {} | {} |", item.name, item.size);
         for m in &ms {
@@ -501,24 +429,27 @@ fn run_checked(args: &BenchArgs) -> Result<u8, String> {
         }
         let _ = writeln!(out, "{row}");
         let _ = out.flush();
-        if let Some(d) = disagreement(&strategies, &ms) {
+        if let Some(d) = disagreement(&strategies, &ms[..strategies.len()]) {
             disagreements.push(format!("{}: {d}", item.name));
         }
-        for (&s, m) in strategies.iter().zip(&ms) {
+        for (tool, m) in tools.iter().zip(&ms) {
             if let Some((p, f)) = &mut json_out {
                 let line = json!({
                     "test": item.name,
                     "family": item.family,
                     "size": item.size,
-                    "strategy": strategy_name(s),
+                    "strategy": tool.name(),
+                    "model": args.model,
                     "jobs": args.jobs,
                     "timeout_s": args.timeout,
+                    "repeat": args.repeat,
                     "status": m.status.name(),
                     "message": m.message,
                     "executions": m.executions,
                     "blocked": m.blocked,
                     "pruned": m.pruned,
                     "time_s": m.time_s,
+                    "wall_s": m.wall_s,
                     "executions_per_s": if m.time_s > 0.0 { m.executions as f64 / m.time_s } else { 0.0 },
                     "peak_rss_kib": m.peak_rss_kib,
                     "condition_holds": m.condition_holds,
@@ -542,7 +473,7 @@ fn run_checked(args: &BenchArgs) -> Result<u8, String> {
                     executions: m.executions,
                     limited: m.status.stopped(),
                 };
-                let name = strategy_name(s);
+                let name = tool.name();
                 match series
                     .iter_mut()
                     .find(|se| se.family == item.family && se.strategy == name)
@@ -559,7 +490,10 @@ fn run_checked(args: &BenchArgs) -> Result<u8, String> {
         results.push((item.clone(), ms));
     }
     let _ = writeln!(out);
-    ratios(&mut out, &strategies, &results);
+    ratios(&mut out, &names[..strategies.len()], &results);
+    if genmc.is_some() {
+        genmc_table(&mut out, &strategies, &results);
+    }
     for d in &disagreements {
         let _ = writeln!(out, "DIFFER: {d}");
     }
@@ -567,7 +501,6 @@ fn run_checked(args: &BenchArgs) -> Result<u8, String> {
         for se in &mut series {
             se.points.sort_by(|a, b| a.size.total_cmp(&b.size));
         }
-        let names: Vec<&str> = strategies.iter().map(|s| strategy_name(*s)).collect();
         let title = format!(
             "ptxmc bench: {} (-j {}, limit {} s)",
             names.join(" vs "),
@@ -589,7 +522,7 @@ fn run_checked(args: &BenchArgs) -> Result<u8, String> {
 
 /// Per family: the time of the first strategy over each other one at the
 /// largest size where all of them finished.
-fn ratios(out: &mut impl Write, strategies: &[StrategyArg], results: &[(Item, Vec<Measure>)]) {
+fn ratios(out: &mut impl Write, strategies: &[&str], results: &[(Item, Vec<Measure>)]) {
     if strategies.len() < 2 {
         return;
     }
@@ -599,7 +532,7 @@ fn ratios(out: &mut impl Write, strategies: &[StrategyArg], results: &[(Item, Ve
             families.push(&it.family);
         }
     }
-    let first = strategy_name(strategies[0]);
+    let first = strategies[0];
     let _ = writeln!(
         out,
         "Time ratio {first}/other at the largest size where every strategy finished:"
@@ -607,7 +540,12 @@ fn ratios(out: &mut impl Write, strategies: &[StrategyArg], results: &[(Item, Ve
     for fam in families {
         let best = results
             .iter()
-            .filter(|(it, ms)| it.family == fam && ms.iter().all(|m| m.status == RunStatus::Ok))
+            .filter(|(it, ms)| {
+                it.family == fam
+                    && ms[..strategies.len()]
+                        .iter()
+                        .all(|m| m.status == RunStatus::Ok)
+            })
             .max_by_key(|(it, _)| it.size);
         let Some((it, ms)) = best else {
             let _ = writeln!(out, "  {fam}: no size where every strategy finished");
@@ -624,13 +562,145 @@ fn ratios(out: &mut impl Write, strategies: &[StrategyArg], results: &[(Item, Ve
                 };
                 format!(
                     "{first}/{} = {r:.2}x ({} vs {})",
-                    strategy_name(*s),
+                    s,
                     fmt_time(ms[0].time_s),
                     fmt_time(m.time_s)
                 )
             })
             .collect();
         let _ = writeln!(out, "  {fam} (N = {}): {}", it.size, parts.join(", "));
+    }
+}
+
+/// A column group of the table: one ptxmc strategy, or GenMC.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tool {
+    Ptxmc(StrategyArg),
+    Genmc,
+}
+
+impl Tool {
+    fn name(&self) -> &'static str {
+        match self {
+            Tool::Ptxmc(s) => strategy_name(*s),
+            Tool::Genmc => "genmc",
+        }
+    }
+}
+
+/// The median of repeated runs of one (test, tool): the run of median
+/// whole-process time, with the median check time (runs that did not end
+/// `ok` are not repeated, so a list that is not all `ok` has one run).
+fn median(mut runs: Vec<Measure>) -> Measure {
+    if runs.len() <= 1 {
+        return runs
+            .pop()
+            .unwrap_or_else(|| Measure::not_run(RunStatus::Other("not run".into()), None));
+    }
+    let mut times: Vec<f64> = runs.iter().map(|m| m.time_s).collect();
+    times.sort_by(f64::total_cmp);
+    runs.sort_by(|a, b| a.wall_s.total_cmp(&b.wall_s));
+    let mid = runs.len() / 2;
+    let mut m = runs.swap_remove(mid);
+    m.time_s = times[mid];
+    m
+}
+
+/// One GenMC run on the mirror `c` of the test `name`.
+fn measure_genmc(g: &Genmc, c: &str, name: &str, args: &BenchArgs) -> Measure {
+    let r = genmc::run(g, c, name, &args.genmc_arg, args.timeout);
+    let (status, message, holds) = match r.ending {
+        genmc::Ending::Verified => (RunStatus::Ok, None, Some(true)),
+        // GenMC stops at the first error: a failed assertion is a verdict
+        // (the mirror's `forall`), any other error is not.
+        genmc::Ending::Error(e) if e.contains("Safety violation") => {
+            (RunStatus::Ok, Some(e), Some(false))
+        }
+        genmc::Ending::Error(e) => (RunStatus::Other("genmc-error".into()), Some(e), None),
+        genmc::Ending::Killed => (
+            RunStatus::Killed,
+            Some(format!("killed at the limit ({} s)", args.timeout)),
+            None,
+        ),
+        genmc::Ending::Failed(e) => (RunStatus::Other("genmc-error".into()), Some(e), None),
+    };
+    Measure {
+        status,
+        message,
+        executions: r.executions,
+        blocked: r.blocked,
+        pruned: None,
+        time_s: r.own_s.unwrap_or(r.wall_s),
+        wall_s: r.wall_s,
+        peak_rss_kib: None,
+        condition_holds: holds,
+        liveness_holds: None,
+    }
+}
+
+/// The side-by-side table of ptxmc's last strategy and GenMC: whole-process
+/// wall times (GenMC's includes compiling the C mirror, ptxmc's generating
+/// the family member) and their ratio, then each tool's own time (ptxmc's
+/// check, GenMC's "Total wall-clock time") and their ratio, and whether both
+/// explored the same number of complete executions.
+fn genmc_table(out: &mut impl Write, strategies: &[StrategyArg], results: &[(Item, Vec<Measure>)]) {
+    let Some(k) = strategies.len().checked_sub(1) else {
+        return;
+    };
+    let name = strategy_name(strategies[k]);
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "GenMC side by side (medians of the runs; `own` is ptxmc's check time and GenMC's \
+         \"Total wall-clock time\"):"
+    );
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "| test | ptxmc {name} process | GenMC process | GenMC/ptxmc | ptxmc own | GenMC own | \
+         GenMC/ptxmc own | executions ptxmc / GenMC | blocked ptxmc / GenMC |"
+    );
+    let _ = writeln!(
+        out,
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+    );
+    for (it, ms) in results {
+        let (p, g) = (&ms[k], &ms[ms.len() - 1]);
+        if g.status == RunStatus::Other("no mirror".into()) {
+            continue;
+        }
+        let both = p.status == RunStatus::Ok && g.status == RunStatus::Ok;
+        let t = |m: &Measure, x: f64| match m.status {
+            RunStatus::Ok => fmt_time(x),
+            ref st => st.name().to_string(),
+        };
+        let ratio = |a: f64, b: f64| {
+            if both && b > 0.0 {
+                format!("{:.2}x", a / b)
+            } else {
+                "-".into()
+            }
+        };
+        let same = if p.executions == g.executions {
+            ""
+        } else {
+            " (differ)"
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} / {}{same} | {} / {} |",
+            it.name,
+            t(p, p.wall_s),
+            t(g, g.wall_s),
+            ratio(g.wall_s, p.wall_s),
+            t(p, p.time_s),
+            t(g, g.time_s),
+            ratio(g.time_s, p.time_s),
+            p.executions,
+            g.executions,
+            p.blocked,
+            g.blocked
+        );
     }
 }
 
@@ -666,7 +736,13 @@ fn one(args: &BenchOneArgs) -> Result<Value, (&'static str, String)> {
         ),
         None => None,
     };
+    let reading = super::models_cmd::readings(std::slice::from_ref(&args.model))
+        .map_err(|e| ("error", e))?
+        .first()
+        .copied()
+        .unwrap_or_default();
     let opts = Options {
+        reading,
         strategy: args.strategy.0,
         unroll: args.unroll,
         timeout,
@@ -739,34 +815,6 @@ mod tests {
         let mp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/spec/8.10.6-mp.litmus");
         let it = file_item(mp);
         assert_eq!((it.family.as_str(), it.size), ("8.10.6-mp", 2));
-    }
-
-    #[test]
-    fn a_stopped_run_shows_the_limit() {
-        let m = Measure {
-            executions: 1234,
-            pruned: 56_789,
-            time_s: 2.01,
-            peak_rss_kib: Some(2048),
-            ..Measure::not_run(RunStatus::Limit, None)
-        };
-        let c = cells(&m, 2.0);
-        assert_eq!(c[0], ">=1,234");
-        assert_eq!(c[2], "56,789");
-        assert_eq!(c[3], ">2 s (limit)");
-        assert_eq!(c[4], "-");
-        assert_eq!(c[5], "2.0 MiB");
-        assert_eq!(c[6], "limit");
-    }
-
-    #[test]
-    fn counts_and_times_are_readable() {
-        assert_eq!(fmt_count(0), "0");
-        assert_eq!(fmt_count(999), "999");
-        assert_eq!(fmt_count(3_628_800), "3,628,800");
-        assert_eq!(fmt_time(0.000_25), "250 µs");
-        assert_eq!(fmt_time(0.0123), "12.3 ms");
-        assert_eq!(fmt_time(2.5), "2.50 s");
     }
 
     #[test]

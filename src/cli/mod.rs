@@ -3,6 +3,7 @@
 
 mod args;
 mod bench_cmd;
+mod bench_table;
 mod collect;
 mod compare_cmd;
 mod crash;
@@ -12,6 +13,7 @@ mod explain_cmd;
 mod explain_words;
 mod family_cmd;
 mod gen_cmd;
+mod genmc;
 mod graph;
 mod herd;
 mod json;
