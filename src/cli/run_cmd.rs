@@ -493,6 +493,7 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     let rows = results::read_expectations(&args.expect)?;
     let jobs = capped_jobs(args.jobs, args.quiet)?;
     let timeout = args.timeout.map(|t| seconds("--timeout", t)).transpose()?;
+    super::limits::set_max_memory(args.max_memory.as_deref())?;
     let interval = seconds("--progress-interval", args.progress_interval)?;
     let files: Vec<PathBuf> = match &args.shard {
         None => all_files.clone(),
