@@ -604,3 +604,56 @@ fn reading_a_large_result_back_costs_about_its_size() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--max-memory` ends a test that grows past it with status `limit` and
+/// the reason `memory` (readers-20 keeps a million final states, some
+/// hundred MiB), and the process stays near the limit; a small test under
+/// the same limit is checked to the end.
+#[test]
+fn max_memory_ends_a_test_with_a_memory_limit() {
+    let d = scratch("maxmem");
+    let fam = ptxmc(&["family", "readers", "20"]);
+    let big = write(&d, "r20.litmus", &stdout(&fam));
+    let small = write(&d, "many.litmus", MANY);
+    let j = d.join("m.jsonl");
+    let o = ptxmc(&[
+        "run",
+        &big,
+        &small,
+        "-j",
+        "1",
+        "--max-memory",
+        "60M",
+        "--no-progress",
+        "--stats",
+        "--json",
+        s(&j),
+    ]);
+    let out = stdout(&o);
+    let lines = json_lines(&j);
+    let big_rec = lines
+        .iter()
+        .find(|v| v["name"] == "readers-20")
+        .expect("a record");
+    assert_eq!(big_rec["status"], "limit", "{out}");
+    let msg = big_rec["message"].as_str().unwrap_or_default();
+    assert!(msg.starts_with("memory:"), "{msg}");
+    assert!(big_rec["condition_holds"].is_null());
+    let small_rec = lines
+        .iter()
+        .find(|v| v["name"] == "many")
+        .expect("a record");
+    assert_eq!(small_rec["status"], "ok");
+    assert!(out.contains("Status limit: memory:"), "{out}");
+    let peak_kib: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("stats.peak_rss_kib: "))
+        .and_then(|v| v.parse().ok())
+        .expect("peak memory in --stats");
+    // 60 MiB, and what the last few milliseconds of exploration added.
+    assert!(peak_kib < 80 * 1024, "peak {peak_kib} KiB");
+    let bad = ptxmc(&["run", &small, "--max-memory", "lots"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("--max-memory expects a size"));
+    let _ = std::fs::remove_dir_all(&d);
+}

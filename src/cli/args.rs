@@ -403,6 +403,11 @@ pub struct RunArgs {
     /// Per-test limit on complete executions (status `limit` when reached).
     #[arg(long, value_name = "N")]
     pub max_executions: Option<u64>,
+    /// Limit on the process's resident memory (bytes, or with a unit: 512M,
+    /// 2G): a test being explored when it is passed stops with status
+    /// `limit` and the reason `memory`, instead of the process being ended.
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<String>,
     /// Seed of the random walks of `--strategy estimate` (same seed, same estimate).
     #[arg(long, value_name = "N", default_value_t = ptxmc_checker::explore::estimate::DEFAULT_SEED)]
     pub seed: u64,

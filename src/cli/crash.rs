@@ -40,6 +40,9 @@ pub fn recheck(file: &Path, args: &RunArgs, results: &Path) -> Record {
             if let Some(m) = args.max_executions {
                 c.arg("--max-executions").arg(m.to_string());
             }
+            if let Some(m) = &args.max_memory {
+                c.arg("--max-memory").arg(m);
+            }
             if args.check_duplicates {
                 c.arg("--check-duplicates");
             }

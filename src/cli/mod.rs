@@ -19,6 +19,7 @@ mod herd;
 mod json;
 mod kernel_cmd;
 mod label;
+mod limits;
 mod merge_cmd;
 mod models_cmd;
 mod parse_cmd;

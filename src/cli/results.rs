@@ -171,17 +171,59 @@ pub struct Loaded {
     pub good_len: u64,
     /// Whether a truncated or broken last line was dropped.
     pub dropped_tail: bool,
+    /// How many records were read.
+    pub count: usize,
+    /// Whether some record has no string `status` (not ptxmc's).
+    pub foreign: bool,
 }
 
 /// Reads a JSON Lines result file. A last line that does not parse (a run
 /// killed mid-write) is dropped and reported in [`Loaded::dropped_tail`]; a
 /// broken line before the last is an error naming the file and line.
 pub fn load(path: &Path) -> Result<Loaded, String> {
+    load_with(path, None)
+}
+
+/// The fields a run keeps of each previous record when resuming: what the
+/// summary, the expectations and the resumption read.
+const SLIM_KEYS: [&str; 10] = [
+    "file",
+    "name",
+    "status",
+    "condition_holds",
+    "liveness_holds",
+    "executions",
+    "blocked",
+    "pruned",
+    "duplicates",
+    "time_ms",
+];
+
+/// [`load`] handing each record to `f` as it is read, with only
+/// [`SLIM_KEYS`] and no line: what `--resume` needs of a previous run, so
+/// that it holds no more of it than it keeps (the lines stay in the file
+/// and are copied from there, [`rewrite_sorted`]). [`Loaded::records`] is
+/// empty.
+pub fn load_each(path: &Path, f: &mut dyn FnMut(Record)) -> Result<Loaded, String> {
+    load_with(path, Some(f))
+}
+
+fn slim(mut r: Record) -> Record {
+    if let Value::Object(m) = &mut r.value {
+        m.retain(|k, _| SLIM_KEYS.contains(&k.as_str()));
+    }
+    r.line = String::new();
+    r.states = None;
+    r
+}
+
+fn load_with(path: &Path, mut each: Option<&mut dyn FnMut(Record)>) -> Result<Loaded, String> {
     use std::io::BufRead;
     let err = |e: std::io::Error| format!("{}: {}", path.display(), e);
     // Line by line: the file is never held whole besides its records.
     let mut reader = std::io::BufReader::new(std::fs::File::open(path).map_err(err)?);
     let mut records = Vec::new();
+    let (mut count, mut foreign) = (0usize, false);
     let (mut offset, mut good_len) = (0u64, 0u64);
     let mut pending: Option<(usize, String, u64)> = None;
     let mut buf = Vec::new();
@@ -213,7 +255,12 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
         }
         match Record::parse_owned(line) {
             Ok(r) => {
-                records.push(r);
+                count += 1;
+                foreign |= r.value.get("status").and_then(Value::as_str).is_none();
+                match &mut each {
+                    Some(f) => f(slim(r)),
+                    None => records.push(r),
+                }
                 good_len = offset;
             }
             Err(e) => pending = Some((n, e, start)),
@@ -227,6 +274,8 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
         records,
         good_len,
         dropped_tail,
+        count,
+        foreign,
     })
 }
 
@@ -265,6 +314,73 @@ pub fn write_atomically(path: &Path, records: &[Record]) -> std::io::Result<()> 
     })
 }
 
+/// Rewrites the JSON Lines file `path` sorted by the records' `file`
+/// (stable: records of one file keep their order), through a temporary
+/// file renamed over it, leaving out the records whose index (counting
+/// records, not blank lines, from 0) is in `drop`. Memory: one index entry
+/// per record (its file and byte range), not the lines: each line is copied
+/// from the file.
+pub fn rewrite_sorted(path: &Path, drop: &std::collections::HashSet<usize>) -> std::io::Result<()> {
+    use std::io::{BufRead, Read, Seek, SeekFrom};
+    let mut index: Vec<(String, u64, u64)> = Vec::new();
+    {
+        let mut reader = std::io::BufReader::new(std::fs::File::open(path)?);
+        let (mut buf, mut offset, mut n) = (Vec::new(), 0u64, 0usize);
+        loop {
+            buf.clear();
+            let read = reader.read_until(b'\n', &mut buf)? as u64;
+            if read == 0 {
+                break;
+            }
+            let start = offset;
+            offset += read;
+            let text = String::from_utf8_lossy(&buf);
+            let line = text.trim_end_matches(['\n', '\r']);
+            if line.trim().is_empty() {
+                continue;
+            }
+            let keep = !drop.contains(&n);
+            n += 1;
+            if keep {
+                let file = file_field(line).unwrap_or_default();
+                index.push((file, start, line.len() as u64));
+            }
+        }
+    }
+    index.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    let tmp: PathBuf = path.with_file_name(name);
+    let written = (|| {
+        let mut src = std::fs::File::open(path)?;
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        for (_, start, len) in &index {
+            src.seek(SeekFrom::Start(*start))?;
+            std::io::copy(&mut (&mut src).take(*len), &mut f)?;
+            f.write_all(b"\n")?;
+        }
+        f.flush()
+    })();
+    written
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+}
+
+/// The `file` field of a result line, read without building the rest:
+/// ptxmc writes it first (`{"file":"...`); any other line is parsed.
+fn file_field(line: &str) -> Option<String> {
+    const KEY: &str = "{\"file\":";
+    if let Some(rest) = line.strip_prefix(KEY) {
+        let mut de = serde_json::Deserializer::from_str(rest).into_iter::<String>();
+        if let Some(Ok(f)) = de.next() {
+            return Some(f);
+        }
+    }
+    Record::parse(line).ok().map(|r| r.file)
+}
+
 /// Counts for the summary.
 #[derive(Default)]
 pub struct Totals {
@@ -294,6 +410,9 @@ pub struct Totals {
     pub duplicates: u64,
     /// Sum of `time_ms`.
     pub time_ms: f64,
+    /// Tests that could not be read or parsed, or took the process down
+    /// ([`Record::is_error`]).
+    pub errors: usize,
 }
 
 impl Totals {
@@ -301,12 +420,22 @@ impl Totals {
     pub fn of(records: &[Record]) -> Totals {
         let mut t = Totals::default();
         for r in records {
+            t.add(r);
+        }
+        t
+    }
+
+    /// Adds one record.
+    pub fn add(&mut self, r: &Record) {
+        let t = self;
+        {
             t.tests += 1;
+            t.errors += usize::from(r.is_error());
             if r.status() == "estimate" {
                 // An estimate is not a verdict (`--require-ok` fails on it).
                 t.estimates += 1;
                 t.no_verdict += 1;
-                continue;
+                return;
             }
             let k = match r.status() {
                 "ok" => 0,
@@ -337,7 +466,6 @@ impl Totals {
                 .and_then(Value::as_f64)
                 .unwrap_or(0.0);
         }
-        t
     }
 
     /// The `Summary: ...` line (crashes only when there are some).
@@ -522,6 +650,34 @@ mod tests {
             (l.records.len(), l.dropped_tail, l.good_len),
             (1, false, 12)
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_rewrite_sorts_by_file_from_the_file_itself_and_drops_superseded_records() {
+        let dir = std::env::temp_dir().join(format!("ptxmc-rewrite-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let p = dir.join("r.jsonl");
+        let lines = [
+            r#"{"file":"c","status":"ok"}"#,
+            r#"{"file":"a","status":"read-error"}"#,
+            "",
+            r#"{"status":"ok","file":"b"}"#,
+            r#"{"file":"a","status":"ok","n":1}"#,
+            r#"{"file":"a\"q","status":"ok"}"#,
+        ];
+        std::fs::write(&p, lines.join("\n") + "\n").expect("write");
+        // Record 1 (the read-error, counting records, not the blank line).
+        rewrite_sorted(&p, &[1].into_iter().collect()).expect("rewrites");
+        let got = std::fs::read_to_string(&p).expect("read");
+        let want = [lines[4], lines[5], lines[3], lines[0]].join("\n") + "\n";
+        assert_eq!(got, want);
+        let mut seen = Vec::new();
+        let l = load_each(&p, &mut |r| seen.push(r)).expect("loads");
+        assert_eq!((l.count, l.foreign, l.records.len()), (4, false, 0));
+        assert!(seen
+            .iter()
+            .all(|r| r.line.is_empty() && r.value.get("n").is_none()));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

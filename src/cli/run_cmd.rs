@@ -250,13 +250,7 @@ fn refuse_foreign(path: &Path, l: &results::Loaded) -> Result<(), String> {
     let empty = std::fs::metadata(path)
         .map(|m| m.len() == 0)
         .unwrap_or(true);
-    let foreign = l.records.iter().any(|r| {
-        r.value
-            .get("status")
-            .and_then(serde_json::Value::as_str)
-            .is_none()
-    });
-    if foreign || (l.records.is_empty() && !empty && l.dropped_tail) {
+    if l.foreign || (l.count == 0 && !empty && l.dropped_tail) {
         return Err(format!(
             "{}: not a ptxmc results file (JSON Lines of `ptxmc run --json`); left as it is",
             path.display()
@@ -265,32 +259,30 @@ fn refuse_foreign(path: &Path, l: &results::Loaded) -> Result<(), String> {
     Ok(())
 }
 
-/// The results of a previous run (`--resume`) and the file to stream to.
-fn open_results(args: &RunArgs) -> Result<(Vec<Record>, Option<Sink>), String> {
+/// The results of a previous run (`--resume`), each handed to `previous`
+/// as it is read, and the file to stream to.
+fn open_results(args: &RunArgs, previous: &mut dyn FnMut(Record)) -> Result<Option<Sink>, String> {
     let err = |p: &Path, e: std::io::Error| format!("{}: {}", p.display(), e);
     let Some(resume) = &args.resume else {
         return match &args.json {
-            None => Ok((Vec::new(), None)),
+            None => Ok(None),
             Some(p) => {
                 let file = File::create(p).map_err(|e| err(p, e))?;
-                Ok((
-                    Vec::new(),
-                    Some(Sink {
-                        path: p.clone(),
-                        file,
-                        failed: false,
-                        buf: Vec::new(),
-                    }),
-                ))
+                Ok(Some(Sink {
+                    path: p.clone(),
+                    file,
+                    failed: false,
+                    buf: Vec::new(),
+                }))
             }
         };
     };
-    let (previous, good_len, dropped) = if resume.exists() {
-        let l = results::load(resume)?;
+    let (good_len, dropped) = if resume.exists() {
+        let l = results::load_each(resume, previous)?;
         refuse_foreign(resume, &l)?;
-        (l.records, l.good_len, l.dropped_tail)
+        (l.good_len, l.dropped_tail)
     } else {
-        (Vec::new(), 0, false)
+        (0, false)
     };
     if dropped && !args.quiet {
         eprintln!(
@@ -322,21 +314,23 @@ fn open_results(args: &RunArgs) -> Result<(Vec<Record>, Option<Sink>), String> {
         }
         f
     } else {
+        // The intact part of the previous file, copied as it is: its lines
+        // are not held (the records are slim).
         let mut f = File::create(&out).map_err(|e| err(&out, e))?;
-        for r in &previous {
-            writeln!(f, "{}", r.line).map_err(|e| err(&out, e))?;
+        let mut src = File::open(resume).map_err(|e| err(resume, e))?;
+        std::io::copy(&mut std::io::Read::take(&mut src, good_len), &mut f)
+            .map_err(|e| err(&out, e))?;
+        if good_len > 0 {
+            f.write_all(b"\n").map_err(|e| err(&out, e))?;
         }
         f
     };
-    Ok((
-        previous,
-        Some(Sink {
-            path: out,
-            file,
-            failed: false,
-            buf: Vec::new(),
-        }),
-    ))
+    Ok(Some(Sink {
+        path: out,
+        file,
+        failed: false,
+        buf: Vec::new(),
+    }))
 }
 
 /// The block of one finished test (or its error).
@@ -493,6 +487,7 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     let rows = results::read_expectations(&args.expect)?;
     let jobs = capped_jobs(args.jobs, args.quiet)?;
     let timeout = args.timeout.map(|t| seconds("--timeout", t)).transpose()?;
+    super::limits::set_max_memory(args.max_memory.as_deref())?;
     let interval = seconds("--progress-interval", args.progress_interval)?;
     let files: Vec<PathBuf> = match &args.shard {
         None => all_files.clone(),
@@ -528,7 +523,34 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
             );
         }
     }
-    let (mut previous, mut sink) = open_results(args)?;
+    // Records are matched by normalised path (`./fam/a`, `fam//a` and
+    // `fam/a` are one test); `read-error` records are checked again. Each
+    // previous record is looked at as it is read: added to the summary,
+    // its file noted, and kept only for the expectations (memory per test
+    // otherwise: its path).
+    let selected: HashSet<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let keep_records = !rows.is_empty();
+    let mut totals = Totals::default();
+    let mut previous: Vec<Record> = Vec::new();
+    let mut have: HashSet<String> = HashSet::new();
+    // The indices (in the results file) of the records checked again: left
+    // out when the file is rewritten.
+    let mut superseded: HashSet<usize> = HashSet::new();
+    let mut n_previous = 0usize;
+    let mut sink = open_results(args, &mut |r: Record| {
+        let at = n_previous + superseded.len();
+        let key = normalise(Path::new(&r.file)).display().to_string();
+        if r.status() == "read-error" && selected.contains(&key) {
+            superseded.insert(at);
+            return;
+        }
+        n_previous += 1;
+        totals.add(&r);
+        have.insert(key);
+        if keep_records {
+            previous.push(r);
+        }
+    })?;
     // Tests a previous run started but never recorded: checked again alone.
     let started: HashSet<String> = match &args.resume {
         Some(r) => sink::Markers::read(r)
@@ -541,18 +563,6 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
         Some(s) => Some(Markers::open(&s.path, args.resume.is_some())?),
         None => None,
     };
-
-    // Records are matched by normalised path (`./fam/a`, `fam//a` and
-    // `fam/a` are one test); `read-error` records are checked again.
-    let selected: HashSet<String> = files.iter().map(|f| f.display().to_string()).collect();
-    previous.retain(|r| {
-        !(r.status() == "read-error"
-            && selected.contains(&normalise(Path::new(&r.file)).display().to_string()))
-    });
-    let have: HashSet<String> = previous
-        .iter()
-        .map(|r| normalise(Path::new(&r.file)).display().to_string())
-        .collect();
     let mut todo: Vec<&PathBuf> = Vec::with_capacity(files.len());
     let mut rechecked: Vec<Record> = Vec::new();
     for f in &files {
@@ -581,12 +591,18 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
         }
         s.flush();
     }
-    previous.extend(rechecked);
+    for r in rechecked {
+        totals.add(&r);
+        n_previous += 1;
+        if keep_records {
+            previous.push(r);
+        }
+    }
     let mut progress = Progress::new(todo.len(), !args.quiet && !args.no_progress, interval);
 
     let stdout = std::io::stdout();
     let start = Instant::now();
-    let mut new_records: Vec<Record> = Vec::with_capacity(todo.len());
+    let mut new_records: Vec<Record> = Vec::new();
     let mut pending: BTreeMap<usize, Printed> = BTreeMap::new();
     // Blocks ready to print, in file order, not printed yet.
     let mut text: Vec<u8> = Vec::new();
@@ -631,9 +647,13 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
             };
             let t_out = Instant::now();
             phases.add(&d.phases);
+            let mut d = d;
             if let Some(s) = &mut sink {
                 s.append(&d.record.line);
             }
+            // Written: the line is not kept (the file is rewritten sorted
+            // from itself), so memory does not grow with the results.
+            d.record.line = String::new();
             let execs = d.record.count("executions");
             explored += execs;
             match d.graph {
@@ -647,7 +667,10 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
                     eprintln!("error: {e}");
                 }
             }
-            new_records.push(d.record);
+            totals.add(&d.record);
+            if keep_records {
+                new_records.push(d.record);
+            }
             pending.insert(d.index, d.printed);
             while let Some(p) = pending.remove(&next) {
                 if !p.err.is_empty() {
@@ -676,14 +699,13 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     let wall = start.elapsed();
     let t_out = Instant::now();
 
-    let n_previous = previous.len();
     let mut all = previous;
     all.extend(new_records);
     results::sort(&mut all);
     if let Some(s) = &sink {
         if s.failed {
             io_errors += 1;
-        } else if let Err(e) = results::write_atomically(&s.path, &all) {
+        } else if let Err(e) = results::rewrite_sorted(&s.path, &superseded) {
             eprintln!("error: {}: {}", s.path.display(), e);
             io_errors += 1;
         } else if let Some(m) = markers {
@@ -703,7 +725,6 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
             todo.len()
         );
     }
-    let totals = Totals::of(&all);
     let _ = writeln!(out, "{}", totals.line());
     let _ = writeln!(out, "{}", totals.verdict_line());
     phases.output += t_out.elapsed();
@@ -737,7 +758,7 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     } else {
         results::compare_expectations(&mut out, &all, &rows)
     };
-    let errors = all.iter().filter(|r| r.is_error()).count() + io_errors;
+    let errors = totals.errors + io_errors;
     let required = args.require_ok && !totals.all_ok();
     if required {
         let _ = writeln!(

@@ -21,6 +21,7 @@ pub(crate) mod candidate;
 mod domain;
 mod dpor;
 pub mod estimate;
+pub mod memory;
 pub(crate) mod outcome;
 pub mod strategy;
 mod sym;
@@ -32,7 +33,8 @@ use outcome::Outcomes;
 use ptxmc_frontend::ir::{Instr, Test};
 use std::time::{Duration, Instant};
 
-/// The limits of one check ([`Options::max_executions`], [`Options::timeout`]).
+/// The limits of one check ([`Options::max_executions`], [`Options::timeout`],
+/// and the process-wide [`memory::limit`]).
 /// Explorers call [`Budget::tick`] often and [`Budget::check_executions`] after
 /// each candidate; both fail with the `Status::Limit` to report.
 ///
@@ -46,6 +48,10 @@ pub(crate) struct Budget {
     deadline: Option<Instant>,
     timeout: Option<Duration>,
     max_executions: Option<u64>,
+    /// The memory limit in bytes ([`memory::limit`] when the check began).
+    max_memory: Option<u64>,
+    /// When the resident memory is looked at next ([`memory::LOOK_EVERY`]).
+    memory_look: Option<Instant>,
     /// When the clock was last read by [`Budget::tick`].
     last: Option<Instant>,
     // invariant: 1 <= every <= TICK_EVERY
@@ -61,15 +67,22 @@ const SLOW_STEPS: Duration = Duration::from_millis(2);
 impl Budget {
     pub(crate) fn new(opts: &Options, start: Instant) -> Self {
         let deadline = opts.timeout.and_then(|t| start.checked_add(t));
+        let max_memory = memory::limit();
         Self {
             deadline,
             timeout: opts.timeout,
             max_executions: opts.max_executions,
+            max_memory,
+            memory_look: None,
             last: None,
-            // Without a deadline no step needs the clock: the fast cadence
-            // from the start (explorers still look at the other workers'
-            // limits at that cadence).
-            every: if deadline.is_some() { 1 } else { TICK_EVERY },
+            // Without a deadline or a memory limit no step needs the clock:
+            // the fast cadence from the start (explorers still look at the
+            // other workers' limits at that cadence).
+            every: if deadline.is_some() || max_memory.is_some() {
+                1
+            } else {
+                TICK_EVERY
+            },
         }
     }
 
@@ -81,11 +94,12 @@ impl Budget {
         self.every
     }
 
-    /// Fails once the time is up.
+    /// Fails once the time is up, or the process's resident memory is over
+    /// the memory limit (looked at once per [`memory::LOOK_EVERY`]).
     pub fn tick(&mut self, _out: &Outcomes) -> Result<(), Status> {
-        let (Some(d), Some(t)) = (self.deadline, self.timeout) else {
+        if self.deadline.is_none() && self.max_memory.is_none() {
             return Ok(());
-        };
+        }
         let now = Instant::now();
         // Starts at every step and doubles while steps are fast: a search
         // whose first steps are slow never runs 64 of them unchecked.
@@ -97,13 +111,18 @@ impl Budget {
             };
         }
         self.last = Some(now);
-        if now >= d {
-            Err(Status::Limit(format!(
+        if let Some(m) = self.max_memory {
+            if self.memory_look.is_none_or(|at| now >= at) {
+                self.memory_look = now.checked_add(memory::LOOK_EVERY);
+                memory::check(m)?;
+            }
+        }
+        match (self.deadline, self.timeout) {
+            (Some(d), Some(t)) if now >= d => Err(Status::Limit(format!(
                 "timeout after {:.3} s",
                 t.as_secs_f64()
-            )))
-        } else {
-            Ok(())
+            ))),
+            _ => Ok(()),
         }
     }
 
@@ -179,6 +198,14 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
             Status::Limit(l) => Status::Undefined(format!("{msg}; exploration stopped: {l}")),
             _ => Status::Undefined(msg.to_string()),
         };
+    }
+    if let Status::Limit(m) = &mut status {
+        if memory::is_memory_limit(m) {
+            // Building the states, the report and its output would take
+            // the process further past the limit: counts only.
+            out.forget_states();
+            m.push_str("; final states not kept");
+        }
     }
     let report = out.into_report(run, status, start.elapsed());
     match &prepared.map {

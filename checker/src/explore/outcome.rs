@@ -384,6 +384,12 @@ impl Outcomes {
         }
     }
 
+    /// Forgets the final states seen (a check stopped by the memory limit
+    /// reports its counts but does not build states it has no room for).
+    pub fn forget_states(&mut self) {
+        self.states = BTreeMap::new();
+    }
+
     /// The report.
     pub fn into_report(self, test: &Test, status: Status, time: Duration) -> Report {
         let condition_holds = match test.condition.quantifier {
