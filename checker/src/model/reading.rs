@@ -195,7 +195,7 @@ mod tests {
     /// The corpus tests that tell the readings apart, with the verdict
     /// (`condition_holds`) under spec, fence-sc-plain, red-acquires,
     /// exch-independent and dat3m (`docs/model-notes.md`, "Readings").
-    const TELLERS: [(&str, &str, [bool; 5]); 3] = [
+    const TELLERS: [(&str, &str, [bool; 5]); 5] = [
         (
             "readings/MP-fence-sc-release",
             include_str!("../../../corpus/readings/MP-fence-sc-release.litmus"),
@@ -210,6 +210,16 @@ mod tests {
             "readings/LB-exch-weak-copy",
             include_str!("../../../corpus/readings/LB-exch-weak-copy.litmus"),
             [false, false, false, true, true],
+        ),
+        (
+            "readings/LB-exch-weak-relay",
+            include_str!("../../../corpus/readings/LB-exch-weak-relay.litmus"),
+            [false, false, false, true, true],
+        ),
+        (
+            "readings/LB-add-weak-copy",
+            include_str!("../../../corpus/readings/LB-add-weak-copy.litmus"),
+            [false, false, false, false, false],
         ),
     ];
 
