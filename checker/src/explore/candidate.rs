@@ -40,8 +40,9 @@ pub(crate) enum Ending {
 pub(crate) enum Finish {
     /// Consistent for some existential choice: folded into the outcomes.
     Consistent,
-    /// Inconsistent for every choice, or impossible for its barriers (counted
-    /// in `stats.pruned`).
+    /// Inconsistent for every choice, impossible for its barriers, or
+    /// blocked in a spin loop unfairly (no hang, no final state; counted in
+    /// `stats.pruned`).
     Inconsistent,
     /// The exploration must stop (`Status::Limit` or `Status::Unsupported`).
     Stop(Status),
@@ -357,6 +358,15 @@ pub(crate) fn finish(
             );
         }
         out.add_execution(test, &vals);
+    } else if !endings.iter().any(|e| matches!(e, Ending::Bound { .. }))
+        && !spins_fair(&exec, endings, &rel)
+    {
+        // Blocked and unfair: a spinning thread would see a newer write
+        // (8.6.1), so this is no hang, and it gives no final state. Not an
+        // execution of its own (`docs/model-notes.md`, "Waits"); DPOR prunes
+        // it as soon as its graph holds that write.
+        out.stats.pruned += 1;
+        return Finish::Inconsistent;
     } else {
         out.stats.blocked += 1;
         liveness(test, &exec, endings, &stuck, &rel, out);
@@ -437,33 +447,15 @@ fn liveness(
             return;
         }
     }
-    let mut spin_note = None;
-    for (t, e) in endings.iter().enumerate() {
-        let Ending::Spin { iteration, at } = e else {
-            continue;
-        };
-        let fair = iteration.iter().all(|&r| {
-            let Some(w) = exec.rf.get(r.index()).copied().flatten() else {
-                return true;
-            };
-            let phys = exec.event(w).loc().map(|l| l.phys);
-            !exec.ids().any(|w2| {
-                let e2 = exec.event(w2);
-                w2 != w
-                    && e2.is_write()
-                    && e2.loc().map(|l| l.phys) == phys
-                    && rel.co.contains(w, w2)
-                    && (model::morally_strong(exec, r, w2)
-                        || model::eventually_observable_across_proxies(exec, w2, r))
-            })
-        });
-        if !fair {
-            return;
-        }
-        spin_note.get_or_insert_with(|| {
-            format!("P{t} spins forever at {at} (no newer write it reads is bound to become visible, 8.6.1)")
-        });
+    if !spins_fair(exec, endings, rel) {
+        return;
     }
+    let spin_note = endings.iter().enumerate().find_map(|(t, e)| match e {
+        Ending::Spin { at, .. } => Some(format!(
+            "P{t} spins forever at {at} (no newer write it reads is bound to become visible, 8.6.1)"
+        )),
+        _ => None,
+    });
     let note = match stuck.first() {
         Some(s) => {
             let ev = exec.event(s.event);
@@ -480,6 +472,33 @@ fn liveness(
     if let Some(n) = note {
         out.liveness_violation(n);
     }
+}
+
+/// Whether every thread that ended in a spin loop spins fairly: no read of
+/// its blocking iteration has a write coherence-after (`rel.co`) the write
+/// it reads that is morally strong with the read (8.7) or eventually
+/// observable to it across proxies (8.6.1).
+fn spins_fair(exec: &Execution, endings: &[Ending], rel: &Relations) -> bool {
+    endings.iter().all(|e| {
+        let Ending::Spin { iteration, .. } = e else {
+            return true;
+        };
+        iteration.iter().all(|&r| {
+            let Some(w) = exec.rf.get(r.index()).copied().flatten() else {
+                return true;
+            };
+            let phys = exec.event(w).loc().map(|l| l.phys);
+            !exec.ids().any(|w2| {
+                let e2 = exec.event(w2);
+                w2 != w
+                    && e2.is_write()
+                    && e2.loc().map(|l| l.phys) == phys
+                    && rel.co.contains(w, w2)
+                    && (model::morally_strong(exec, r, w2)
+                        || model::eventually_observable_across_proxies(exec, w2, r))
+            })
+        })
+    })
 }
 
 /// A hash of the canonical form of a complete graph, for `--check-duplicates`:

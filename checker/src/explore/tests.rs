@@ -168,7 +168,10 @@ fn spin_liveness() {
     let rep = run(&spin(Sem::Relaxed, Some(Scope::Gpu)));
     assert!(rep.liveness_holds, "{rep:?}");
     assert_eq!(rep.stats.executions, 1);
-    assert_eq!(rep.stats.blocked, 1);
+    // The graph where P1 reads the initial value and blocks is unfair (a
+    // morally strong newer write, 8.6.1): no hang, not kept as blocked
+    // (`docs/model-notes.md`, "Waits").
+    assert_eq!(rep.stats.blocked, 0);
     // A spin loop that nothing releases.
     let t = test(
         1,

@@ -1,0 +1,74 @@
+//! Spin-assume without waste: a thread that ended in a side-effect-free spin
+//! loop keeps its graph only while the graph can still be a fair hang
+//! (`docs/model-notes.md`, "Waits"). The blocked graph counts for liveness
+//! only (8.6.1, 8.7: [`super::candidate`]'s fairness rule); once a write
+//! coherence-after the write a read of the blocking iteration reads is in
+//! the graph, morally strong with the read (8.7) or eventually observable
+//! to it across proxies (8.6.1), every completion is unfair, so the graph
+//! is pruned at once instead of at its completion.
+
+use super::{Dpor, Run, State};
+use crate::event::EventId;
+use crate::execution::Execution;
+use crate::explore::candidate::Ending;
+use crate::model;
+
+impl Dpor<'_> {
+    /// Whether every thread of `s` that ended in a spin loop can still be
+    /// fair: no read of its blocking iteration has a write in the graph
+    /// certainly coherence-after the write it reads and bound to become
+    /// visible to it. Coherence edges only grow with the graph (the
+    /// explorer's edges are fixed when a write is added, initial writes are
+    /// first, 8.9.6), and moral strength and cross-proxy visibility depend
+    /// on the two events alone, so a `false` holds for every completion.
+    pub(super) fn spins_may_be_fair(&self, s: &State) -> bool {
+        s.runs.iter().all(|run| match run {
+            Run::Ended(Ending::Spin { iteration, .. }) => {
+                iteration.iter().all(|&r| read_may_stay(&s.exec, r))
+            }
+            _ => true,
+        })
+    }
+}
+
+/// Whether the read `r` (any event of a spin iteration; others pass) may
+/// keep reading its write forever in some completion of `exec`.
+fn read_may_stay(exec: &Execution, r: EventId) -> bool {
+    // A read without a writer yet (committed to a value) is checked again
+    // when the write that gives it its value is added.
+    let Some(w) = exec.rf.get(r.index()).copied().flatten() else {
+        return true;
+    };
+    let phys = exec.event(w).loc().map(|l| l.phys);
+    !exec.ids().any(|w2| {
+        let e2 = exec.event(w2);
+        w2 != w
+            && e2.is_write()
+            && e2.loc().map(|l| l.phys) == phys
+            && (model::morally_strong(exec, r, w2)
+                || model::eventually_observable_across_proxies(exec, w2, r))
+            && coherence_before(exec, w, w2)
+    })
+}
+
+/// Whether `a` precedes `b` (another write of its location) in every
+/// coherence order extending the graph: `a` is the initial write, or a
+/// chain of the explorer's coherence edges leads from `a` to `b`.
+fn coherence_before(exec: &Execution, a: EventId, b: EventId) -> bool {
+    if exec.event(a).is_init() {
+        return !exec.event(b).is_init();
+    }
+    let mut seen = vec![false; exec.len()];
+    let mut stack = vec![a];
+    while let Some(x) = stack.pop() {
+        for y in exec.co.successors(x) {
+            if y == b {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[y.index()], true) {
+                stack.push(y);
+            }
+        }
+    }
+    false
+}
