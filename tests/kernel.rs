@@ -19,7 +19,7 @@ fn kernels_get_their_verdicts_with_both_strategies() {
         ]);
         let out = stdout(&o);
         assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
-        assert!(out.contains("Summary: 5 tests: 5 ok"), "{out}");
+        assert!(out.contains("Summary: 10 tests: 10 ok"), "{out}");
         assert!(
             out.contains("Observation mp-threadfence Always 1 0"),
             "{out}"
@@ -28,7 +28,7 @@ fn kernels_get_their_verdicts_with_both_strategies() {
             out.contains("Observation mp-volatile-nofence Sometimes 1 1"),
             "{out}"
         );
-        assert!(out.contains("expectations: matched 10 of 10"), "{out}");
+        assert!(out.contains("expectations: matched 20 of 20"), "{out}");
         // The miscompilation: broken in LLVM 22's PTX, correct as the source asks.
         assert!(
             out.contains("Observation mp-fetch-add-acq-rel.llvm22 Sometimes 1 1"),
@@ -38,6 +38,23 @@ fn kernels_get_their_verdicts_with_both_strategies() {
             out.contains("Observation mp-fetch-add-acq-rel.intended Never 0 1"),
             "{out}"
         );
+        // The sample's threadFenceReduction reads stale partial sums without a
+        // fence after the last ticket; with one it does not.
+        assert!(
+            out.contains("Observation threadfence-reduction Sometimes 6 18"),
+            "{out}"
+        );
+        for idiom in [
+            "spinlock",
+            "grid-barrier",
+            "threadfence-reduction-acquire",
+            "decoupled-lookback",
+        ] {
+            assert!(
+                out.contains(&format!("Observation {idiom} Always 6 0")),
+                "{idiom}: {out}"
+            );
+        }
     }
 }
 
@@ -158,12 +175,12 @@ fn every_command_reads_launch_files() {
     // `parse`, `run --model A,B` and `explain` take launch files as `run` does.
     let o = ptxmc(&["parse", "corpus/kernels", "--quiet"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("parsed 5, failed 0"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("parsed 10, failed 0"), "{}", stdout(&o));
     let o = ptxmc(&["run", "corpus/kernels", "--model", "spec,dat3m", "-q"]);
     let out = stdout(&o);
     assert!(!stderr(&o).contains("parse error"), "{}", stderr(&o));
     assert!(
-        out.contains("Models spec, dat3m: 0 of 5 tests differ"),
+        out.contains("Models spec, dat3m: 0 of 10 tests differ"),
         "{out}"
     );
     let o = ptxmc(&[

@@ -220,6 +220,9 @@ fn read_launch(src: &str, file: &str) -> Result<Launch, KernelError> {
 
 /// Replaces whole-word occurrences of `from` in `text` by `to`.
 fn rename(text: &str, from: &str, to: &str) -> String {
+    if from.is_empty() {
+        return text.to_string();
+    }
     let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%' | '.');
     let mut out = String::with_capacity(text.len());
     let mut rest = text;

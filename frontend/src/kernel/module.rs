@@ -291,6 +291,22 @@ pub(super) fn var(text: &str, shared: bool, pos: Pos) -> Result<Var, String> {
         .filter(|n| !n.starts_with('.'))
         .ok_or_else(|| format!("cannot read the variable of `{text}`"))?;
     let name = name.split('[').next().unwrap_or(name).to_string();
+    // A PTX identifier (`[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`).
+    let ident = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '$' | '%'))
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%'))
+        && (name.len() > 1 || name.chars().all(|c| c.is_ascii_alphabetic()));
+    if !ident {
+        return Err(format!(
+            "cannot read the variable of `{}`: `{}` is not an identifier",
+            text.chars().take(60).collect::<String>(),
+            name.chars().take(40).collect::<String>()
+        ));
+    }
     let init = match init {
         None => 0,
         Some(v) => v.parse::<i64>().map_err(|_| {

@@ -298,7 +298,11 @@ impl<'s> Parser<'s> {
             Shape::Mov => {
                 let [d, s] = c.exactly::<2>(ops, "2 operands")?;
                 let d = c.reg("destination", d)?;
-                let src = self.mov_source(t, &c, s)?;
+                let mut src = self.mov_source(t, &c, s)?;
+                // `mov.pred %p, -1` (clang's "true"): a predicate is 0 or 1.
+                if let (true, Val::Imm(v)) = (instr.ends_with(".pred"), src) {
+                    src = Val::Imm(i64::from(v != 0));
+                }
                 Instr::Mov {
                     dst: self.b.reg(t, d),
                     src,

@@ -260,7 +260,17 @@ impl<'s> Parser<'s> {
             PtxShape::Not { bits } => {
                 let (dst, a) = self.unary_ops(t, c, ops)?;
                 match bits {
-                    None => op(BinOp::Xor, dst, a, Val::Imm(1)),
+                    // `p == 0`: true for 0, false for any other value.
+                    None => op(
+                        BinOp::Setp {
+                            cmp: CmpOp::Eq,
+                            signed: false,
+                            bits: 64,
+                        },
+                        dst,
+                        a,
+                        Val::Imm(0),
+                    ),
                     Some(64) => op(BinOp::Xor, dst, a, Val::Imm(-1)),
                     Some(bits) => {
                         self.emit(t, span, BinOp::Xor, dst, a, Val::Imm(-1));
