@@ -22,6 +22,7 @@ mod domain;
 mod dpor;
 pub mod estimate;
 pub(crate) mod outcome;
+pub mod split;
 pub mod strategy;
 mod sym;
 mod traces;
