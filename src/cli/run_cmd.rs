@@ -536,11 +536,11 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
         None => None,
     };
     let readings = super::models_cmd::readings(&args.model)?;
+    let split = super::split_parts::of(args, readings.len())?;
     if readings.len() > 1 {
         let opts = options(args, timeout, Reading::SPEC);
         return Ok(super::models_cmd::compare(&files, &readings, &opts, jobs));
     }
-    let split = super::split_parts::of(args, readings.len())?;
     let opts = options(args, timeout, readings.first().copied().unwrap_or_default());
     // The lock first: nothing is truncated or rewritten under another run.
     let target = args.json.as_ref().or(args.resume.as_ref());
