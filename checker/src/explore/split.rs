@@ -199,6 +199,12 @@ struct Cursor {
 
 type At = (u32, u32);
 
+/// The explorer's exploration of one child (`parts` last).
+type Child<'c, S, W, C, E> = &'c dyn Fn(&mut S, &mut W, &C, usize) -> Result<(), E>;
+
+/// The interior and the roots of one sizing round.
+type Round = (BTreeSet<Path>, Vec<(Path, u64)>);
+
 /// What the explorer lends the hook: its worker's outcomes, its tick, which
 /// halts are limits, and how many parts an owned subtree may use.
 pub(crate) struct Hooks<'h, W, E> {
@@ -251,7 +257,7 @@ impl Split {
         w: &mut W,
         choices: &[C],
         h: &Hooks<'_, W, E>,
-        child: &dyn Fn(&mut S, &mut W, &C, usize) -> Result<(), E>,
+        child: Child<'_, S, W, C, E>,
     ) -> Option<Result<(), E>> {
         match self.mode.load(Ordering::Relaxed) {
             OWNED => None,
@@ -275,7 +281,7 @@ impl Split {
         w: &mut W,
         choices: &[C],
         h: &Hooks<'_, W, E>,
-        child: &dyn Fn(&mut S, &mut W, &C, usize) -> Result<(), E>,
+        child: Child<'_, S, W, C, E>,
     ) -> Result<(), E> {
         let ord = {
             let mut st = self.lock();
@@ -370,7 +376,7 @@ impl Split {
         w: &mut W,
         c: &C,
         h: &Hooks<'_, W, E>,
-        child: &dyn Fn(&mut S, &mut W, &C, usize) -> Result<(), E>,
+        child: Child<'_, S, W, C, E>,
         path: Path,
     ) -> Result<(), E> {
         let (known, seed) = {
@@ -558,7 +564,7 @@ fn make_plan(
 ) -> Plan {
     let mut open: BTreeSet<Path> = BTreeSet::new();
     let mut sizes: BTreeMap<Path, u64> = BTreeMap::new();
-    let mut best: Option<(BTreeSet<Path>, Vec<(Path, u64)>)> = None;
+    let mut best: Option<Round> = None;
     let max_roots = (ROOTS_PER_PART * n as usize).min(MAX_ROOTS);
     for _ in 0..MAX_ROUNDS {
         let probe = Split::new(
