@@ -384,6 +384,11 @@ pub struct RunArgs {
     /// file list is K-1 modulo N. Deterministic, so N machines can each take one.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+    /// Explore only part K of N (1-based) of each test's exploration tree
+    /// and write a partial result with --json; `ptxmc merge` of the N parts
+    /// gives the undivided result (docs/scale-out.md).
+    #[arg(long, value_name = "K/N")]
+    pub split: Option<String>,
     /// Write a Graphviz picture of a witness execution of each test into DIR:
     /// DIR/<file stem>.dot, and DIR/<file stem>.svg when `dot` is on PATH. A
     /// witness satisfies an `exists` condition or violates a `forall`/`~exists`

@@ -12,8 +12,23 @@ use std::path::Path;
 pub fn merge(files: &[&Path]) -> Result<Vec<Record>, String> {
     let mut by_file: BTreeMap<String, (Record, &Path)> = BTreeMap::new();
     let mut conflicts = Vec::new();
+    // Parts of `run --split` runs, merged per test first (`split_parts.rs`).
+    let mut parts = super::split_parts::Parts::default();
+    let mut records: Vec<(Record, &Path)> = Vec::new();
     for &f in files {
         for r in results::load_warn(f)? {
+            if let Some(r) = parts.take(r, f) {
+                records.push((r, f));
+            }
+        }
+    }
+    let merged = parts.merge()?;
+    let merged: Vec<(Record, &Path)> = merged
+        .iter()
+        .map(|(r, p)| (r.clone(), p.as_path()))
+        .collect();
+    {
+        for (r, f) in records.into_iter().chain(merged) {
             match by_file.get(&r.file) {
                 None => {
                     by_file.insert(r.file.clone(), (r, f));

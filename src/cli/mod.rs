@@ -28,6 +28,7 @@ mod prop;
 mod results;
 mod run_cmd;
 mod sink;
+mod split_parts;
 mod stats;
 mod svg;
 

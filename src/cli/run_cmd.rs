@@ -128,6 +128,8 @@ struct Job<'a> {
     unreadable: &'a HashMap<PathBuf, String>,
     /// Where each test is marked as started before it is checked.
     markers: Option<&'a Markers>,
+    /// `--split K/N` (`split_parts.rs`).
+    split: Option<(u32, u32)>,
 }
 
 fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
@@ -138,6 +140,7 @@ fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
         json,
         unreadable,
         markers,
+        split,
     } = job;
     if let Some(m) = markers {
         m.start(file);
@@ -171,6 +174,25 @@ fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
                     message: e.render(&file.display().to_string(), &src),
                 },
             },
+            Ok(test) if split.is_some() => {
+                // --split: a part of the exploration (`split_parts.rs`).
+                let (k, n) = split.unwrap_or((1, 1));
+                let t1 = Instant::now();
+                phases.parse = t1 - t0;
+                let (line, out) = super::split_parts::check(file, &src, &test, opts, k, n);
+                phases.check = t1.elapsed();
+                let value = serde_json::from_str(&line).unwrap_or_default();
+                return Done {
+                    index,
+                    record: Record::fresh(value, if json { line } else { String::new() }),
+                    printed: Printed {
+                        out,
+                        err: String::new(),
+                    },
+                    graph: graph_result,
+                    phases,
+                };
+            }
             Ok(test) => {
                 let t1 = Instant::now();
                 phases.parse = t1 - t0;
@@ -198,11 +220,14 @@ fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
     }
     // The JSON line only when it is written: for a test with many final
     // states it is most of the output work.
-    let line = if json {
+    let mut line = if json {
         json::with_model(json::outcome_line(&outcome), opts.reading.name)
     } else {
         String::new()
     };
+    if let (Some((k, n)), true) = (split, json) {
+        line = super::split_parts::error_line(&line, opts, k, n);
+    }
     let record = Record::fresh(json::summary(&outcome), line);
     let printed = print_outcome(&outcome, quiet);
     // Output: the picture (written after the check), the record, the text.
@@ -506,6 +531,7 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
         None => None,
     };
     let readings = super::models_cmd::readings(&args.model)?;
+    let split = super::split_parts::of(args, readings.len())?;
     if readings.len() > 1 {
         let opts = options(args, timeout, Reading::SPEC);
         return Ok(super::models_cmd::compare(&files, &readings, &opts, jobs));
@@ -619,6 +645,7 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
             json: sink.is_some(),
             unreadable: &unreadable,
             markers: markers.as_ref(),
+            split,
         };
         spawn_workers(scope, &todo, jobs, job, tx)?;
         loop {

@@ -23,6 +23,7 @@ mod dpor;
 pub mod estimate;
 pub mod memory;
 pub(crate) mod outcome;
+pub mod split;
 pub mod strategy;
 mod sym;
 mod traces;

@@ -480,6 +480,39 @@ impl Outcomes {
     }
 }
 
+/// What the parts of a split exploration carry (`explore/split.rs`).
+impl Outcomes {
+    /// Everything [`Self::merge`] reads, as plain data.
+    pub(crate) fn tally(&self) -> super::split::Tally {
+        super::split::Tally {
+            states: self.states.iter().map(|(k, &n)| (k.to_vec(), n)).collect(),
+            positive: self.positive,
+            negative: self.negative,
+            liveness_violation: self.liveness_violation.clone(),
+            bound_note: self.bound_note.clone(),
+            undefined: self.undefined.clone(),
+            stats: self.stats.clone(),
+        }
+    }
+
+    /// Folds in a part that comes after this one in the search order.
+    pub(crate) fn merge_tally(&mut self, t: &super::split::Tally) {
+        let mut later = self.fork();
+        later.states = t
+            .states
+            .iter()
+            .map(|(k, n)| (k.clone().into(), *n))
+            .collect();
+        later.positive = t.positive;
+        later.negative = t.negative;
+        later.liveness_violation = t.liveness_violation.clone();
+        later.bound_note = t.bound_note.clone();
+        later.undefined = t.undefined.clone();
+        later.stats = t.stats.clone();
+        self.merge(later);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

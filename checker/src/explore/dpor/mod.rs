@@ -319,6 +319,9 @@ pub(crate) struct Dpor<'a> {
     /// blocked graph that can no longer be fair is pruned at once
     /// ([`Self::spins_may_be_fair`]).
     prune_unfair: bool,
+    // --- hook of `--split` (`explore/split.rs`) ---
+    /// With `Some`, [`Self::branch`] explores only this part's subtrees.
+    split: Option<super::split::Split>,
 }
 
 impl<'a> Dpor<'a> {
@@ -421,7 +424,23 @@ impl<'a> Dpor<'a> {
                 .collect(),
             walk: None,
             prune_unfair: codes.iter().all(|c| c.loops().iter().all(|l| l.spin)),
+            split: None,
         }
+    }
+
+    // --- hook of `--split` (`explore/split.rs`) ---
+    /// Makes this explorer explore one part of the tree (or size it), or
+    /// all of it (`None`); gives back the hook it had.
+    pub(crate) fn set_split(
+        &mut self,
+        split: Option<super::split::Split>,
+    ) -> Option<super::split::Split> {
+        std::mem::replace(&mut self.split, split)
+    }
+
+    /// The hook of [`Self::set_split`].
+    pub(crate) fn split(&self) -> Option<&super::split::Split> {
+        self.split.as_ref()
     }
 
     // --- hook of `--strategy estimate` (`explore/estimate.rs`) ---
@@ -1120,6 +1139,19 @@ impl<'a> Dpor<'a> {
             let r = child(self, s, w, &choices[i], 1);
             walk.leave(mark, &mut w.out.stats);
             return r;
+        }
+        // --- hook of `--split` (`explore/split.rs`) ---
+        if let Some(split) = self.split.as_ref().filter(|_| choices.len() > 1) {
+            let hooks = super::split::Hooks {
+                out: |w: &mut Worker| &mut w.out,
+                tick: &|w: &mut Worker| self.tick(w),
+                is_limit: |h: &Halt| matches!(h, Halt::Limit),
+                whole: self.parts,
+            };
+            let child = |s: &mut State, w: &mut Worker, c: &C, p: usize| child(self, s, w, c, p);
+            if let Some(r) = split.branch(s, w, choices, &hooks, &child) {
+                return r;
+            }
         }
         match choices {
             [c] => {
