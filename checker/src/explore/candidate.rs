@@ -487,18 +487,26 @@ fn spins_fair(exec: &Execution, endings: &[Ending], rel: &Relations) -> bool {
             let Some(w) = exec.rf.get(r.index()).copied().flatten() else {
                 return true;
             };
-            let phys = exec.event(w).loc().map(|l| l.phys);
-            !exec.ids().any(|w2| {
-                let e2 = exec.event(w2);
-                w2 != w
-                    && e2.is_write()
-                    && e2.loc().map(|l| l.phys) == phys
-                    && rel.co.contains(w, w2)
-                    && (model::morally_strong(exec, r, w2)
-                        || model::eventually_observable_across_proxies(exec, w2, r))
-            })
+            !exec
+                .ids()
+                .any(|w2| rel.co.contains(w, w2) && releases(exec, r, w, w2))
         })
     })
+}
+
+/// Whether `w2`, another write of the location of `w` (the write the spin
+/// read `r` reads), is bound to become visible to `r` once it is
+/// coherence-after `w`: it is morally strong with the read (8.7) or
+/// eventually observable to it across proxies (8.6.1). The coherence part
+/// is the caller's (the completed order here, the explorer's edges in
+/// `dpor/fairness.rs`).
+pub(crate) fn releases(exec: &Execution, r: EventId, w: EventId, w2: EventId) -> bool {
+    let e2 = exec.event(w2);
+    w2 != w
+        && e2.is_write()
+        && e2.loc().map(|l| l.phys) == exec.event(w).loc().map(|l| l.phys)
+        && (model::morally_strong(exec, r, w2)
+            || model::eventually_observable_across_proxies(exec, w2, r))
 }
 
 /// A hash of the canonical form of a complete graph, for `--check-duplicates`:

@@ -10,8 +10,7 @@
 use super::{Dpor, Run, State};
 use crate::event::EventId;
 use crate::execution::Execution;
-use crate::explore::candidate::Ending;
-use crate::model;
+use crate::explore::candidate::{releases, Ending};
 
 impl Dpor<'_> {
     /// Whether every thread of `s` that ended in a spin loop can still be
@@ -39,16 +38,9 @@ fn read_may_stay(exec: &Execution, r: EventId) -> bool {
     let Some(w) = exec.rf.get(r.index()).copied().flatten() else {
         return true;
     };
-    let phys = exec.event(w).loc().map(|l| l.phys);
-    !exec.ids().any(|w2| {
-        let e2 = exec.event(w2);
-        w2 != w
-            && e2.is_write()
-            && e2.loc().map(|l| l.phys) == phys
-            && (model::morally_strong(exec, r, w2)
-                || model::eventually_observable_across_proxies(exec, w2, r))
-            && coherence_before(exec, w, w2)
-    })
+    !exec
+        .ids()
+        .any(|w2| releases(exec, r, w, w2) && coherence_before(exec, w, w2))
 }
 
 /// Whether `a` precedes `b` (another write of its location) in every
