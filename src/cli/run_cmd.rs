@@ -243,16 +243,7 @@ fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
 
 /// `K/N` with 1 <= K <= N.
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("--shard expects K/N with 1 <= K <= N (for example 2/8), found `{s}`");
-    let (k, n) = s.split_once('/').ok_or_else(bad)?;
-    let (k, n): (usize, usize) = (
-        k.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if k == 0 || k > n {
-        return Err(bad());
-    }
-    Ok((k, n))
+    super::split_parts::k_of_n("--shard", s, usize::MAX)
 }
 
 /// Seconds given on the command line: finite and not negative.

@@ -28,17 +28,27 @@ const MAX_PARTS: u32 = 100_000;
 
 /// `K/N` with 1 <= K <= N.
 pub fn parse(s: &str) -> Result<(u32, u32), String> {
+    let (k, n) = k_of_n("--split", s, MAX_PARTS as usize)?;
+    Ok((k as u32, n as u32))
+}
+
+/// `K/N` with 1 <= K <= N <= `max`, the argument of `flag` (`--split`, and
+/// `--shard` for batches).
+pub fn k_of_n(flag: &str, s: &str, max: usize) -> Result<(usize, usize), String> {
     let bad = || {
-        format!(
-            "--split expects K/N with 1 <= K <= N <= {MAX_PARTS} (for example 2/8), found `{s}`"
-        )
+        let bound = if max == usize::MAX {
+            String::new()
+        } else {
+            format!(" <= {max}")
+        };
+        format!("{flag} expects K/N with 1 <= K <= N{bound} (for example 2/8), found `{s}`")
     };
     let (k, n) = s.split_once('/').ok_or_else(bad)?;
-    let (k, n): (u32, u32) = (
+    let (k, n): (usize, usize) = (
         k.trim().parse().map_err(|_| bad())?,
         n.trim().parse().map_err(|_| bad())?,
     );
-    if k == 0 || k > n || n > MAX_PARTS {
+    if k == 0 || k > n || n > max {
         return Err(bad());
     }
     Ok((k, n))
