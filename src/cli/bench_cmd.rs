@@ -9,7 +9,7 @@
 //! the limit), and a run that exhausts memory or crashes cannot take the
 //! others down.
 
-use super::args::{BenchArgs, BenchOneArgs, StrategyArg};
+use super::args::{BenchArgs, StrategyArg};
 use super::bench_table::{cells, fmt_time, header, Measure, RunStatus};
 use super::collect::litmus_files;
 use super::genmc::{self, Genmc};
@@ -17,8 +17,7 @@ use super::parse_cmd::read_source;
 use super::stats;
 use super::svg::{self, Point, Series};
 use super::{EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
-use ptxmc_checker::Options;
-use ptxmc_frontend::families::{generate, FAMILIES};
+use ptxmc_frontend::families::FAMILIES;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -702,80 +701,6 @@ fn genmc_table(out: &mut impl Write, strategies: &[StrategyArg], results: &[(Ite
             g.blocked
         );
     }
-}
-
-/// `ptxmc bench-one`: check one test and print one JSON line (status,
-/// counts, check time, peak RSS of this process).
-pub fn run_one(args: &BenchOneArgs) -> u8 {
-    let line = match one(args) {
-        Ok(v) => v,
-        Err((status, message)) => json!({"status": status, "message": message}),
-    };
-    println!("{line}");
-    EXIT_OK
-}
-
-fn one(args: &BenchOneArgs) -> Result<Value, (&'static str, String)> {
-    let src = match (&args.family, &args.file) {
-        (Some(name), None) => {
-            let scope = args.scope.name();
-            generate(name, args.n, scope).ok_or(("error", format!("unknown family `{name}`")))?
-        }
-        (None, Some(f)) => read_source(f).map_err(|e| ("read-error", e))?,
-        _ => return Err(("error", "give --family NAME --n N, or --file PATH".into())),
-    };
-    let test = match &args.file {
-        Some(f) => super::kernel_cmd::parse(f, &src)
-            .map_err(|e| ("parse-error", e.render(&f.display().to_string(), &src)))?,
-        None => ptxmc_frontend::parse(&src).map_err(|e| ("parse-error", e.to_string()))?,
-    };
-    let timeout = match args.timeout {
-        Some(t) => Some(
-            Duration::try_from_secs_f64(t)
-                .map_err(|_| ("error", format!("bad --timeout `{t}`")))?,
-        ),
-        None => None,
-    };
-    let reading = super::models_cmd::readings(std::slice::from_ref(&args.model))
-        .map_err(|e| ("error", e))?
-        .first()
-        .copied()
-        .unwrap_or_default();
-    let opts = Options {
-        reading,
-        strategy: args.strategy.0,
-        unroll: args.unroll,
-        timeout,
-        ..Options::default()
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.max(1))
-        .build()
-        .map_err(|e| ("error", format!("cannot start worker threads: {e}")))?;
-    let report = pool.install(|| ptxmc_checker::check(&test, &opts));
-    let message = report.status.message();
-    // An estimate's columns are its estimated counts (status `estimate`).
-    let (executions, blocked, pruned) = match super::estimate_view::of(&report) {
-        Some(e) => (e.executions, e.blocked, e.pruned),
-        None => (
-            report.stats.executions,
-            report.stats.blocked,
-            report.stats.pruned,
-        ),
-    };
-    Ok(json!({
-        "status": report.status.name(),
-        "message": message,
-        "threads": test.threads.len(),
-        "executions": executions,
-        "blocked": blocked,
-        "pruned": pruned,
-        // Verdicts only for a test checked to the end (null otherwise).
-        "condition_holds": report.verdict(),
-        "liveness_holds": report.liveness_verdict(),
-        "time_s": report.time.as_secs_f64(),
-        "peak_rss_kib": stats::peak_rss_kib(),
-    }))
 }
 
 #[cfg(test)]

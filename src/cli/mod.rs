@@ -3,6 +3,7 @@
 
 mod args;
 mod bench_cmd;
+mod bench_one;
 mod bench_table;
 mod collect;
 mod compare_cmd;
@@ -64,7 +65,7 @@ pub fn main() -> ExitCode {
         Command::Merge(m) => merge_cmd::run(&m),
         Command::Compare(c) => compare_cmd::run(&c),
         Command::Bench(b) => bench_cmd::run(&b),
-        Command::BenchOne(b) => bench_cmd::run_one(&b),
+        Command::BenchOne(b) => bench_one::run_one(&b),
         Command::Models => models_cmd::list(),
     };
     ExitCode::from(code)
