@@ -6,7 +6,7 @@
 //! `Value::to_string` writes them.
 
 use super::herd;
-use super::run_cmd::{Outcome, OutcomeKind};
+use super::outcome::{Outcome, OutcomeKind};
 use ptxmc_checker::{Report, Status};
 use ptxmc_frontend::ir::Test;
 use serde_json::{Map, Value};

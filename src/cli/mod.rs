@@ -23,6 +23,7 @@ mod label;
 mod limits;
 mod merge_cmd;
 mod models_cmd;
+mod outcome;
 mod parse_cmd;
 mod progress;
 mod prop;

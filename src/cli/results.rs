@@ -536,7 +536,7 @@ pub fn stats_block(
     t: &Totals,
     explored: u64,
     secs: f64,
-    phases: &super::run_cmd::Phases,
+    phases: &super::outcome::Phases,
     jobs: usize,
 ) {
     let rows: [(&str, String); 13] = [

@@ -12,13 +12,13 @@
 use super::args::RunArgs;
 use super::collect::{self, normalise};
 use super::graph::{GraphResult, GraphSetup};
+use super::outcome::{Outcome, OutcomeKind, Phases};
 use super::parse_cmd::read_source;
 use super::progress::Progress;
 use super::results::{self, Record, Totals};
 use super::sink::{self, Lock, Markers, Sink, SINK_BUFFER};
 use super::{herd, json, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
-use ptxmc_checker::{Options, Reading, Report, Status};
-use ptxmc_frontend::ir::Test;
+use ptxmc_checker::{Options, Reading, Status};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
@@ -27,34 +27,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// What happened to one file.
-pub struct Outcome {
-    /// The file.
-    pub file: PathBuf,
-    /// The test name (the file stem when the file did not parse).
-    pub name: String,
-    /// Result.
-    pub kind: OutcomeKind,
-}
-
-/// Result of one file.
-pub enum OutcomeKind {
-    /// The file could not be read or parsed.
-    Error {
-        /// `parse-error` or `read-error`.
-        status: &'static str,
-        /// The rendered error (file:line:col, source line, caret).
-        message: String,
-    },
-    /// The test was checked (possibly unsupported/undefined/limit).
-    Checked {
-        /// The parsed test.
-        test: Box<Test>,
-        /// The checker's report.
-        report: Report,
-    },
-}
 
 fn options(args: &RunArgs, timeout: Option<Duration>, reading: Reading) -> Options {
     Options {
@@ -85,26 +57,6 @@ struct Done {
     graph: GraphResult,
     /// Time spent in each phase of this test on its worker.
     phases: Phases,
-}
-
-/// Time spent per phase, summed over tests (worker time, not wall time,
-/// except `output`, which also counts the printing thread's wall time).
-#[derive(Default, Clone, Copy)]
-pub struct Phases {
-    /// Reading and parsing files.
-    pub parse: Duration,
-    /// `ptxmc_checker::check`.
-    pub check: Duration,
-    /// Building JSON records, pictures, printing and writing results.
-    pub output: Duration,
-}
-
-impl Phases {
-    fn add(&mut self, o: &Phases) {
-        self.parse += o.parse;
-        self.check += o.check;
-        self.output += o.output;
-    }
 }
 
 /// The text of one test for stdout and stderr.

@@ -12,8 +12,8 @@
 //! no access to the files) and the pieces of the exploration.
 
 use super::args::RunArgs;
+use super::outcome::{Outcome, OutcomeKind};
 use super::results::Record;
-use super::run_cmd::{Outcome, OutcomeKind};
 use super::{json, kernel_cmd};
 use ptxmc_checker::explore::split::{self, Fnv, PartResult, Piece, StopKind, Tally};
 use ptxmc_checker::{Options, Stats, Status, Strategy};
