@@ -40,12 +40,14 @@
 //! returns a value of the domain), so the most writes to a location on one
 //! of them bounds the writes of that thread in every execution.
 
-use super::dpor::WriteDomain;
 use crate::event::{EventId, EventKind};
 use crate::interp::{Next, ThreadCode, ThreadState};
 use ptxmc_frontend::ir::{Proxy, Test, VAddrId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
+
+/// Values each thread may write to each physical location: `[thread][phys]`.
+pub(crate) type WriteDomain = Vec<Vec<BTreeSet<i64>>>;
 
 /// Interpreter steps allowed for the precise fixed point (provenances make
 /// paths multiply; past this the coarse one is cheaper).

@@ -217,9 +217,6 @@ impl State {
     }
 }
 
-/// Values each thread may write to each physical location: `[thread][phys]`.
-pub(crate) type WriteDomain = Vec<Vec<BTreeSet<i64>>>;
-
 /// Why an exploration stops early.
 enum Halt {
     /// With this status, whatever the number of workers (an unsupported
