@@ -31,8 +31,8 @@
 //! The result is never a verdict: the report's status is
 //! [`Status::Estimate`], and the text and JSON outputs show no `Ok`/`No`.
 
+use super::explorer::{Explorer, Job};
 use super::outcome::Outcomes;
-use super::strategy::{Explorer, Job};
 use super::Budget;
 use crate::report::{Options, Stats, Status};
 use std::sync::Mutex;

@@ -21,6 +21,7 @@ pub(crate) mod candidate;
 mod domain;
 mod dpor;
 pub mod estimate;
+mod explorer;
 pub mod memory;
 pub(crate) mod outcome;
 pub mod split;

@@ -480,11 +480,31 @@ impl Outcomes {
     }
 }
 
+/// What a piece of a part counts: the data [`Outcomes::merge`]; the parts of a split
+/// exploration (`explore/split.rs`) carry it reads.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Tally {
+    /// Final states (values of the terms) with their counts, sorted.
+    pub states: Vec<(Vec<i64>, u64)>,
+    /// Outcomes satisfying the condition's proposition.
+    pub positive: u64,
+    /// Outcomes that do not.
+    pub negative: u64,
+    /// The first liveness violation of the piece.
+    pub liveness_violation: Option<String>,
+    /// The first loop-bound note of the piece.
+    pub bound_note: Option<String>,
+    /// The first undefined behaviour (by source position) of the piece.
+    pub undefined: Option<((u32, u32, u32, u32), String)>,
+    /// Statistics.
+    pub stats: Stats,
+}
+
 /// What the parts of a split exploration carry (`explore/split.rs`).
 impl Outcomes {
     /// Everything [`Self::merge`] reads, as plain data.
-    pub(crate) fn tally(&self) -> super::split::Tally {
-        super::split::Tally {
+    pub(crate) fn tally(&self) -> Tally {
+        Tally {
             states: self.states.iter().map(|(k, &n)| (k.to_vec(), n)).collect(),
             positive: self.positive,
             negative: self.negative,
@@ -496,7 +516,7 @@ impl Outcomes {
     }
 
     /// Folds in a part that comes after this one in the search order.
-    pub(crate) fn merge_tally(&mut self, t: &super::split::Tally) {
+    pub(crate) fn merge_tally(&mut self, t: &Tally) {
         let mut later = self.fork();
         later.states = t
             .states

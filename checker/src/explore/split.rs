@@ -33,7 +33,7 @@
 use super::estimate::Walk;
 use super::outcome::Outcomes;
 use super::Budget;
-use crate::report::{Options, Report, Stats, Status};
+use crate::report::{Options, Report, Status};
 use ptxmc_frontend::ir::Test;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -56,24 +56,7 @@ const MAX_ROUNDS: usize = 24;
 const ROOTS_PER_PART: usize = 32;
 const MAX_ROOTS: usize = 4096;
 
-/// What a piece of a part counts: the data [`Outcomes::merge`] reads.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct Tally {
-    /// Final states (values of the terms) with their counts, sorted.
-    pub states: Vec<(Vec<i64>, u64)>,
-    /// Outcomes satisfying the condition's proposition.
-    pub positive: u64,
-    /// Outcomes that do not.
-    pub negative: u64,
-    /// The first liveness violation of the piece.
-    pub liveness_violation: Option<String>,
-    /// The first loop-bound note of the piece.
-    pub bound_note: Option<String>,
-    /// The first undefined behaviour (by source position) of the piece.
-    pub undefined: Option<((u32, u32, u32, u32), String)>,
-    /// Statistics.
-    pub stats: Stats,
-}
+pub use super::outcome::Tally;
 
 /// How a piece ended, when the search stopped in it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
