@@ -8,7 +8,7 @@
 use super::tasks::{Point, Tasks};
 use ptxmc_frontend::ir::{
     Access, AddrId, AddrKind, Address, ApiCall, CmpOp, FenceKind, Instr, LabelId, Operand, PhysId,
-    Proxy, RegId, Scope, Sem, Span, StateSpace, Stmt, Test, ThreadId, VAddrId,
+    Placement, Proxy, RegId, Scope, Sem, Span, StateSpace, Stmt, Test, Thread, ThreadId, VAddrId,
 };
 
 /// The proxy fences at the two ends of an API synchronization path
@@ -58,6 +58,8 @@ fn fence(kind: FenceKind) -> Stmt {
 /// The hidden flag of each producer point, made on first use.
 struct Flags {
     flags: Vec<(Point, AddrId)>,
+    /// The join flag of each set of producers a query waits for.
+    joins: Vec<(Vec<Point>, AddrId)>,
 }
 
 impl Flags {
@@ -89,7 +91,10 @@ pub(super) fn write(out: &mut Test, test: &Test, tasks: &Tasks, fences: &Fences)
             }
         }
     }
-    let mut flags = Flags { flags: Vec::new() };
+    let mut flags = Flags {
+        flags: Vec::new(),
+        joins: Vec::new(),
+    };
     for t in 0..test.threads.len() {
         let mut reg = None;
         let mut code = Vec::new();
@@ -121,7 +126,7 @@ pub(super) fn write(out: &mut Test, test: &Test, tasks: &Tasks, fences: &Fences)
             let waits = tasks.waits(p);
             match call {
                 ApiCall::StreamQuery { dst, .. } | ApiCall::EventQuery { dst, .. } => {
-                    query(out, t, *dst, &waits, &mut flags, &mut code);
+                    query(out, test, *dst, &waits, &mut flags, &mut code);
                 }
                 ApiCall::StreamDestroy(_) => {}
                 _ => {
@@ -186,40 +191,54 @@ fn spin(
     }));
 }
 
-/// `ld.acquire.sys dst, [f1]; bne dst, 1, END; ld.acquire.sys dst, [f2]; ... END:`,
-/// or `mov dst, 1` when nothing is pending (a query with nothing to wait
-/// for returns `cudaSuccess`).
+/// `ld.acquire.sys dst, [f]` of the one flag that says every producer in
+/// `waits` is done, or `mov dst, 1` when nothing is pending (a query with
+/// nothing to wait for returns `cudaSuccess`). With several producers the
+/// flag is a *join*: a hidden thread that spins on each producer's flag and
+/// then sets its own, so that the query has two outcomes (all done, or not)
+/// and not one execution per subset of finished producers (hidden reads
+/// that add no choice do not change the execution count).
 fn query(
     out: &mut Test,
-    t: usize,
+    test: &Test,
     dst: RegId,
     waits: &[Point],
     flags: &mut Flags,
     code: &mut Vec<Stmt>,
 ) {
-    if waits.is_empty() {
-        code.push(stmt(Instr::Mov {
-            dst,
-            src: Operand::Imm(1),
-        }));
-        return;
-    }
-    let end = (waits.len() > 1).then(|| fresh_label(&mut out.symbols.labels, t));
-    for (n, &w) in waits.iter().enumerate() {
-        let f = flags.get(out, w);
-        code.push(acquire(dst, f));
-        if let (Some(end), true) = (end, n + 1 < waits.len()) {
-            code.push(stmt(Instr::Branch {
-                cmp: CmpOp::Ne,
-                a: Operand::Reg(dst),
-                b: Operand::Imm(1),
-                target: end,
+    let f = match waits {
+        [] => {
+            code.push(stmt(Instr::Mov {
+                dst,
+                src: Operand::Imm(1),
             }));
+            return;
         }
-    }
-    if let Some(end) = end {
-        code.push(stmt(Instr::Label(end)));
-    }
+        [w] => flags.get(out, *w),
+        _ => {
+            if let Some((_, f)) = flags.joins.iter().find(|j| j.0 == waits) {
+                *f
+            } else {
+                let j = out.threads.len();
+                let mut jcode = Vec::new();
+                let mut reg = None;
+                for &w in waits {
+                    let f = flags.get(out, w);
+                    spin(out, test, j, &mut reg, f, &mut jcode);
+                }
+                let f = new_flag(out, format!("__api_join{j}"));
+                jcode.push(release(f));
+                out.threads.push(Thread {
+                    placement: Placement::default(),
+                    explicit_cluster: false,
+                    code: jcode,
+                });
+                flags.joins.push((waits.to_vec(), f));
+                f
+            }
+        }
+    };
+    code.push(acquire(dst, f));
 }
 
 /// A new location `name` (initial value 0).

@@ -78,7 +78,7 @@ pub(crate) fn lower(test: &Test) -> Result<Option<Test>, String> {
     let tasks = tasks::Tasks::new(test);
     let mut out = test.clone();
     emit::write(&mut out, test, &tasks, &emit::Fences::new(&proxies, aliases));
-    placement::separate(&mut out);
+    placement::separate(&mut out, test.threads.len());
     Ok(Some(out))
 }
 

@@ -8,8 +8,9 @@ use ptxmc_frontend::ir::{Placement, Test};
 
 /// Renumbers CTAs and clusters per (kernel, GPU, original id), threads in
 /// no kernel forming one more group, and moves the host thread to a GPU of
-/// its own.
-pub(super) fn separate(test: &mut Test) {
+/// its own; the hidden threads the lowering added (from `n_user` on) go
+/// there too.
+pub(super) fn separate(test: &mut Test, n_user: usize) {
     let group = |t: usize| {
         test.api
             .kernels
@@ -36,7 +37,7 @@ pub(super) fn separate(test: &mut Test) {
     };
     for (t, th) in test.threads.iter_mut().enumerate() {
         let p = th.placement;
-        th.placement = if Some(t) == host {
+        th.placement = if Some(t) == host || t >= n_user {
             Placement {
                 cta: 0,
                 cluster: 0,
