@@ -98,7 +98,11 @@ pub(super) fn write(out: &mut Test, test: &Test, tasks: &Tasks, fences: &Fences)
     for t in 0..test.threads.len() {
         let mut reg = None;
         let mut code = Vec::new();
-        let is_kernel = test.api.kernels.iter().any(|k| k.threads.iter().any(|x| x.index() == t));
+        let is_kernel = test
+            .api
+            .kernels
+            .iter()
+            .any(|k| k.threads.iter().any(|x| x.index() == t));
         if is_kernel {
             let waits = tasks.waits(Point::ThreadStart(t));
             for &p in &waits {

@@ -77,7 +77,12 @@ pub(crate) fn lower(test: &Test) -> Result<Option<Test>, String> {
     }
     let tasks = tasks::Tasks::new(test);
     let mut out = test.clone();
-    emit::write(&mut out, test, &tasks, &emit::Fences::new(&proxies, aliases));
+    emit::write(
+        &mut out,
+        test,
+        &tasks,
+        &emit::Fences::new(&proxies, aliases),
+    );
     placement::separate(&mut out, test.threads.len());
     Ok(Some(out))
 }
@@ -123,11 +128,106 @@ mod tests {
         assert!(holds);
     }
 
-    #[test]
-    fn kernels_with_aliases_are_unsupported() {
-        let src = "PTX t\n{ x=0; y @ generic aliases x; kernel A = P0; kernel B = P1; stream S = A, B; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.global.u32 [x], 1 | ld.global.u32 %r0, [y] ;\nexists (1:r0 == 0)";
+    fn run(src: &str) -> Vec<crate::report::Report> {
         let t = ptxmc_frontend::parse(src).expect("parses");
+        [Strategy::Brute, Strategy::Dpor]
+            .into_iter()
+            .map(|strategy| {
+                crate::check(
+                    &t,
+                    &Options {
+                        strategy,
+                        ..Options::default()
+                    },
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn aliases_cross_kernels_through_proxy_fences() {
+        // Once unsupported: the kernel boundary takes part in proxy-preserved
+        // base causality (8.9.4), so the load through the other address reads 1.
+        let src = "PTX t\n{ x=0; y @ generic aliases x; kernel A = P0; kernel B = P1; stream S = A, B; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.global.u32 [x], 1 | ld.global.u32 %r0, [y] ;\nexists (1:r0 == 0)";
+        for r in run(src) {
+            assert_eq!((r.status, r.condition_holds), (Status::Ok, false));
+        }
+        let t = ptxmc_frontend::parse(src).expect("parses");
+        let low = super::lower(&t).expect("lowers").expect("rewritten");
+        let alias_fences = |th: usize| {
+            low.threads[th]
+                .code
+                .iter()
+                .filter(|s| {
+                    matches!(
+                        s.instr,
+                        ptxmc_frontend::ir::Instr::Fence {
+                            kind: ptxmc_frontend::ir::FenceKind::ProxyAlias,
+                            ..
+                        }
+                    )
+                })
+                .count()
+        };
+        assert_eq!((alias_fences(0), alias_fences(1)), (1, 1));
+    }
+
+    #[test]
+    fn async_operations_with_kernels_are_unsupported() {
+        let src = "PTX t\n{ x=0; one=1; kernel A = P0; stream S = A; }\n P0@cta 0,gpu 0 ;\n cp.async.bulk.global.shared::cta.bulk_group.relaxed.gpu [x], [one], 4 ;\nexists (x == 0)";
+        let t = ptxmc_frontend::parse(src).expect("parses");
+        assert!(t.unsupported.is_empty());
         let m = super::lower(&t).err().unwrap_or_default();
-        assert!(m.contains("virtual alias") && m.ends_with("at 4:25"), "{m}");
+        assert!(
+            m.contains("asynchronous operations") && m.ends_with("at 4:2"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn kernels_never_share_a_cta_and_the_host_is_on_no_gpu() {
+        let src = "PTX t\n{ x=0; kernel A = P0, P1; kernel B = P2; stream S = A; stream T = B; host P3; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 | P3@cta 0,gpu 0 ;\n st.global.u32 [x], 1 | | | ;\nexists (x == 1)";
+        let t = ptxmc_frontend::parse(src).expect("parses");
+        let low = super::lower(&t).expect("lowers").expect("rewritten");
+        let p: Vec<_> = low.threads.iter().map(|th| th.placement).collect();
+        assert_eq!(p[0], p[1], "one kernel, one CTA");
+        assert_ne!((p[0].cta, p[0].cluster), (p[2].cta, p[2].cluster));
+        assert_eq!(p[0].gpu, p[2].gpu);
+        assert!(p[3].gpu > p[0].gpu, "the host has a GPU of its own");
+    }
+
+    #[test]
+    fn a_query_of_a_two_thread_kernel_has_two_outcomes_not_three() {
+        // Reading each thread's flag in turn would make "thread 0 done,
+        // thread 1 not" and "thread 0 not done" two executions of one
+        // user-visible outcome; the join flag leaves the two real ones.
+        let src = "PTX t\n{ x=0; kernel K = P0, P1; stream S; host P2; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 0,gpu 0 ;\n | | cudaLaunchKernel K, S ;\n | | cudaStreamQuery %r0, S ;\nexists (2:r0 == 0)";
+        for r in run(src) {
+            assert_eq!(r.status, Status::Ok);
+            assert_eq!(r.stats.executions, 2, "{:?}", r.stats);
+            assert!(r.condition_holds);
+        }
+    }
+
+    #[test]
+    fn host_sync_and_query_verdicts() {
+        let host = |calls: &str| {
+            format!("PTX t\n{{ out=0; kernel K = P0; stream S; host P1; }}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.global.u32 [out], 1 | cudaLaunchKernel K, S ;\n{calls} | ld.global.u32 %r1, [out] ;\nexists (1:r1 == 0)")
+        };
+        let holds = |src: String| {
+            let r = run(&src);
+            assert_eq!(r[0].condition_holds, r[1].condition_holds);
+            assert_eq!(r[0].stats.executions, r[1].stats.executions);
+            r[0].condition_holds
+        };
+        assert!(holds(host("")), "no sync: stale read allowed");
+        assert!(!holds(host(" | cudaStreamSynchronize S ;\n")));
+        assert!(!holds(host(" | cudaDeviceSynchronize ;\n")));
+        assert!(!holds(host(
+            " | cudaEventRecord E, S ;\n | cudaEventSynchronize E ;\n"
+        )));
+        assert!(!holds(host(
+            " | LQ: ;\n | cudaStreamQuery %r2, S ;\n | beq %r2, 0, LQ ;\n"
+        )));
     }
 }

@@ -244,7 +244,14 @@ impl Queue {
     /// `cudaStreamLegacy` waits for the last task of every blocking stream,
     /// a task of a blocking stream for the legacy stream's last task), item
     /// 5 (after the start of the enqueueing call `origin`).
-    fn enqueue(&mut self, g: &mut Tasks, s: usize, start: usize, end: usize, origin: Option<usize>) {
+    fn enqueue(
+        &mut self,
+        g: &mut Tasks,
+        s: usize,
+        start: usize,
+        end: usize,
+        origin: Option<usize>,
+    ) {
         let kind = self.kinds[s];
         for (b, &k) in self.kinds.iter().enumerate() {
             let barrier = match kind {

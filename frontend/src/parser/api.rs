@@ -16,9 +16,9 @@
 
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
+use crate::ir::Span;
 use crate::ir::{Graph, Kernel, Stream, StreamKind, Task, ThreadId, LEGACY_STREAM};
 use crate::lexer::Tok;
-use crate::ir::Span;
 
 fn bad(msg: String, span: Span) -> ParseError {
     ParseError::new(ParseErrorKind::BadApi(msg), span)
@@ -102,7 +102,12 @@ impl Parser<'_> {
             .kernels
             .iter()
             .position(|x| x.name == k)
-            .ok_or_else(|| bad(format!("`{k}` is not a kernel declared before this {what}"), span))
+            .ok_or_else(|| {
+                bad(
+                    format!("`{k}` is not a kernel declared before this {what}"),
+                    span,
+                )
+            })
     }
 
     fn stream_entry(&mut self, name: String, nspan: Span) -> PResult<()> {
@@ -113,7 +118,10 @@ impl Parser<'_> {
         };
         if self.at_word("nonblocking") {
             if kind == StreamKind::Legacy {
-                return Err(bad(format!("`{LEGACY_STREAM}` cannot be non-blocking"), nspan));
+                return Err(bad(
+                    format!("`{LEGACY_STREAM}` cannot be non-blocking"),
+                    nspan,
+                ));
             }
             self.bump();
             kind = StreamKind::NonBlocking;
@@ -136,7 +144,13 @@ impl Parser<'_> {
                     }
                 }
                 g if self.b.api.graphs.iter().any(|x| x.name == g) => {
-                    let i = self.b.api.graphs.iter().position(|x| x.name == g).unwrap_or(0);
+                    let i = self
+                        .b
+                        .api
+                        .graphs
+                        .iter()
+                        .position(|x| x.name == g)
+                        .unwrap_or(0);
                     let used = self
                         .b
                         .api

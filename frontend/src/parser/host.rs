@@ -243,7 +243,10 @@ impl<'s> Parser<'s> {
                 }
                 ApiCall::StreamDestroy(st) => {
                     if api.streams[*st].kind == StreamKind::Legacy {
-                        return Err(bad(format!("`{LEGACY_STREAM}` cannot be destroyed"), s.span));
+                        return Err(bad(
+                            format!("`{LEGACY_STREAM}` cannot be destroyed"),
+                            s.span,
+                        ));
                     }
                     if std::mem::replace(&mut destroyed[*st], true) {
                         return Err(bad("the stream is destroyed twice".into(), s.span));
@@ -323,5 +326,174 @@ fn check_access(scope: Option<Scope>, proxy: Proxy, space: StateSpace) -> Option
         Some("host accesses are to global (host or pinned) memory")
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{ApiCall, Instr, StreamKind, Task, ThreadId};
+    use crate::parser::parse;
+
+    fn with(init: &str, host: &[&str]) -> Result<crate::ir::Test, String> {
+        let rows: String = host
+            .iter()
+            .map(|h| format!(" st.global.u32 [x], 1 | {h} ;\n"))
+            .take(1)
+            .chain(host.iter().skip(1).map(|h| format!(" | {h} ;\n")))
+            .collect();
+        parse(&format!(
+            "PTX h {{ x=0; {init} }}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n{rows}exists (x == 1)"
+        ))
+        .map_err(|e| e.to_string())
+    }
+
+    const INIT: &str = "kernel K0 = P0; stream S0; stream S1 nonblocking; host P1;";
+
+    #[test]
+    fn host_calls_parse_and_print_back() {
+        let t = with(
+            "kernel K0 = P0; graph G = K0; stream S0; stream S1 nonblocking; host P1;",
+            &[
+                "cudaGraphLaunch G, S0",
+                "cudaEventRecord E, S0",
+                "cudaStreamWaitEvent S1, E",
+                "cudaStreamSynchronize S0",
+                "cudaEventSynchronize E",
+                "LQ:",
+                "cudaEventQuery %r0, E",
+                "beq %r0, 0, LQ",
+                "cudaStreamQuery %r1, cudaStreamLegacy",
+                "cudaStreamDestroy S1",
+                "cudaDeviceSynchronize",
+            ],
+        )
+        .expect("parses");
+        assert_eq!(t.api.host, Some(ThreadId(1)));
+        assert_eq!(t.api.streams[1].kind, StreamKind::NonBlocking);
+        assert_eq!(t.api.streams[2].kind, StreamKind::Legacy);
+        let calls: Vec<&ApiCall> = t.threads[1]
+            .code
+            .iter()
+            .filter_map(|s| match &s.instr {
+                Instr::Api(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls.len(), 9);
+        assert_eq!(
+            calls[0],
+            &ApiCall::GraphLaunch {
+                graph: 0,
+                stream: 0
+            }
+        );
+        let printed = crate::print(&t);
+        for line in [
+            "graph G = K0;",
+            "stream S1 nonblocking;",
+            "host P1;",
+            "cudaStreamWaitEvent S1, E",
+            "cudaEventQuery %r0, E",
+            "cudaStreamQuery %r1, cudaStreamLegacy",
+        ] {
+            assert!(printed.contains(line), "{line} in {printed}");
+        }
+        let again = parse(&printed).expect("reparses");
+        assert_eq!(again.api, t.api);
+        assert_eq!(crate::print(&again), printed);
+    }
+
+    #[test]
+    fn graphs_and_graph_tasks() {
+        let t = with(
+            "kernel A = P0; kernel B = P1; graph G = A -> B; stream S = G;",
+            &["ld.global.u32 %r0, [x]"],
+        )
+        .expect("parses");
+        assert_eq!(t.api.graphs[0].deps, [(0, 1)]);
+        assert_eq!(t.api.graphs[0].sources().collect::<Vec<_>>(), [0]);
+        assert_eq!(t.api.graphs[0].sinks().collect::<Vec<_>>(), [1]);
+        assert_eq!(t.api.streams[0].tasks, [Task::Graph(0)]);
+        let e = with(
+            "kernel A = P0; kernel B = P1; graph G = A -> B -> A;",
+            &["ld.global.u32 %r0, [x]"],
+        )
+        .expect_err("cycle");
+        assert!(e.contains("has a cycle"), "{e}");
+        let e = with(
+            "kernel A = P0; graph G = A; stream S = G, G;",
+            &["ld.global.u32 %r0, [x]"],
+        )
+        .expect_err("twice");
+        assert!(e.contains("launched twice"), "{e}");
+        let e = with(
+            "kernel A = P0; stream S = A; graph G = A;",
+            &["ld.global.u32 %r0, [x]"],
+        )
+        .expect_err("kernel in a stream and a graph");
+        assert!(e.contains("enqueued twice"), "{e}");
+    }
+
+    #[test]
+    fn bad_host_code_is_a_positioned_error() {
+        let cases: [(&str, &[&str], &str); 9] = [
+            (
+                "kernel K0 = P0; stream S0;",
+                &["cudaLaunchKernel K0, S0"],
+                "outside the host thread",
+            ),
+            (
+                INIT,
+                &["cudaLaunchKernel K9, S0"],
+                "`K9` is not a declared kernel",
+            ),
+            (
+                INIT,
+                &["cudaLaunchKernel K0, S7"],
+                "`S7` is not a declared stream",
+            ),
+            (INIT, &["cudaLaunchKernel K0"], "takes `KERNEL, STREAM`"),
+            (INIT, &["cudaMemcpy x, y"], "not a CUDA call ptxmc models"),
+            (
+                INIT,
+                &["L:", "cudaLaunchKernel K0, S0", "bra L"],
+                "inside a loop or a branch",
+            ),
+            (
+                INIT,
+                &["cudaStreamDestroy S0", "cudaLaunchKernel K0, S0"],
+                "destroyed stream",
+            ),
+            (
+                INIT,
+                &["ld.global.relaxed.gpu.u32 %r0, [x]"],
+                "`.sys` scope",
+            ),
+            (INIT, &["bar.sync 0"], "no barrier on the host"),
+        ];
+        for (init, host, want) in cases {
+            let e = with(init, host).expect_err(want);
+            assert!(e.contains(want), "{want}: {e}");
+            // `LINE:COL: message`.
+            let pos: Vec<&str> = e.splitn(3, ':').collect();
+            assert!(
+                pos.len() == 3 && pos[..2].iter().all(|p| p.parse::<u32>().is_ok()),
+                "{e}"
+            );
+        }
+        let e = with(
+            "kernel K0 = P0; stream S0; host P0;",
+            &["st.global.u32 [x], 1"],
+        )
+        .expect_err("host in a kernel");
+        assert!(e.contains("host thread and in a kernel"), "{e}");
+        let e = with("host P1; host P0;", &["st.global.u32 [x], 1"]).expect_err("two hosts");
+        assert!(e.contains("one host thread"), "{e}");
+        let e = with(
+            INIT,
+            &["cudaLaunchKernel K0, S0", "cudaLaunchKernel K0, S1"],
+        )
+        .expect_err("twice");
+        assert!(e.contains("enqueued twice"), "{e}");
     }
 }

@@ -74,7 +74,10 @@ pub(super) fn declarations(t: &Test, out: &mut String) {
 pub(super) fn call(t: &Test, th: usize, c: &ApiCall) -> String {
     let name = c.name();
     match c {
-        ApiCall::Launch { kernel: k, stream: s } => {
+        ApiCall::Launch {
+            kernel: k,
+            stream: s,
+        } => {
             format!("{name} {}, {}", kernel(t, *k), stream(t, *s))
         }
         ApiCall::GraphLaunch { graph, stream: s } => format!(
