@@ -263,8 +263,8 @@ fn with_dpor(
 /// rewritten test (kernels and streams, partially overlapping accesses,
 /// multimem addresses), whose events the explanation could not name.
 pub(crate) fn rewritten(test: &Test) -> Option<String> {
-    if !test.api.kernels.is_empty() {
-        return Some("explaining a test with kernels and streams".into());
+    if !test.api.kernels.is_empty() || test.api.host.is_some() {
+        return Some("explaining a test with kernels and streams or a host thread".into());
     }
     match crate::sizes::prepare(test) {
         Ok(p) if p.test.is_some() || p.info.is_some() => Some(

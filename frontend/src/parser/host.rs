@@ -271,7 +271,7 @@ impl<'s> Parser<'s> {
     }
 }
 
-fn event<'s>((e, span): (&'s str, Span)) -> PResult<String> {
+fn event((e, span): (&str, Span)) -> PResult<String> {
     if e.starts_with('%') {
         return Err(bad("an event name, not a register".into(), span));
     }
