@@ -84,6 +84,8 @@ pub(crate) fn lower(test: &Test) -> Result<Option<Test>, String> {
         &emit::Fences::new(&proxies, aliases),
     );
     placement::separate(&mut out, test.threads.len());
+    // invariant: the lowered test has no API left (lowering it again is a no-op).
+    out.api = ptxmc_frontend::ir::Api::default();
     Ok(Some(out))
 }
 
