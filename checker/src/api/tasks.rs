@@ -289,3 +289,74 @@ fn reach(succ: &[Vec<usize>], from: usize, to: usize) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Point, Tasks};
+
+    /// The waits of each thread's start in a test of `n` one-store threads.
+    fn waits(init: &str, n: usize) -> Vec<Vec<Point>> {
+        let header: Vec<String> = (0..n).map(|i| format!("P{i}@cta 0,gpu 0")).collect();
+        let row: Vec<&str> = (0..n).map(|_| "st.global.u32 [x], 1").collect();
+        let src = format!(
+            "PTX t\n{{ x=0; {init} }}\n {} ;\n {} ;\nexists (x == 1)",
+            header.join(" | "),
+            row.join(" | ")
+        );
+        let t = ptxmc_frontend::parse(&src).expect("parses");
+        let g = Tasks::new(&t);
+        (0..n).map(|i| g.waits(Point::ThreadStart(i))).collect()
+    }
+
+    #[test]
+    fn a_chain_waits_for_its_last_link_only() {
+        // K2 follows K1 follows K0: K2 waits for K1 alone (K0 precedes K1).
+        let w = waits(
+            "kernel A = P0; kernel B = P1; kernel C = P2; stream S = A, B, C;",
+            3,
+        );
+        assert_eq!(w[2], [Point::ThreadEnd(1)]);
+        assert_eq!(w[1], [Point::ThreadEnd(0)]);
+        assert!(w[0].is_empty());
+    }
+
+    #[test]
+    fn graph_sources_sinks_and_dependencies() {
+        let w = waits(
+            "kernel A = P0; kernel B = P1; kernel C = P2; kernel D = P3; graph G = B -> C, D; stream S = A, G;",
+            4,
+        );
+        assert_eq!(
+            w[1],
+            [Point::ThreadEnd(0)],
+            "a source waits for the task before the graph"
+        );
+        assert_eq!(w[3], [Point::ThreadEnd(0)]);
+        assert_eq!(
+            w[2],
+            [Point::ThreadEnd(1)],
+            "a dependent node waits for its dependency only"
+        );
+    }
+
+    #[test]
+    fn legacy_barriers_skip_non_blocking_streams() {
+        let w = waits(
+            "kernel A = P0; kernel B = P1; kernel C = P2; stream S = A; stream N nonblocking = B; stream cudaStreamLegacy = C;",
+            3,
+        );
+        assert_eq!(w[2], [Point::ThreadEnd(0)]);
+    }
+
+    #[test]
+    fn host_launch_and_sync_points() {
+        let src = "PTX t\n{ x=0; kernel A = P0; kernel B = P1; stream S; host P2; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n | | cudaLaunchKernel A, S ;\n | | cudaStreamSynchronize S ;\n | | cudaLaunchKernel B, S ;\nexists (x == 1)";
+        let t = ptxmc_frontend::parse(src).expect("parses");
+        let g = Tasks::new(&t);
+        assert_eq!(g.waits(Point::ThreadStart(0)), [Point::Host(0)]);
+        assert_eq!(g.waits(Point::Host(1)), [Point::ThreadEnd(0)]);
+        // B follows A in S, but the host's sync already waited for A, and the
+        // launch of B follows the sync in the host's program order.
+        assert_eq!(g.waits(Point::ThreadStart(1)), [Point::Host(2)]);
+    }
+}
