@@ -648,6 +648,9 @@ pub enum Instr {
     /// A construct that parses but that the checker does not support; the test
     /// is reported as unsupported (see [`Test::unsupported`]).
     Unsupported(String),
+    /// A CUDA API call of the host thread (8.9.4, API synchronization); the
+    /// checker's `api` lowering replaces it before interpretation.
+    Api(ApiCall),
 }
 
 /// An instruction with its source position.
@@ -747,6 +750,8 @@ pub fn address_of_value(v: i64) -> Option<(AddrId, u32)> {
     Some((AddrId((k - 1) as u32), off as u32))
 }
 
+pub use crate::host_api::{ApiCall, Graph, StreamKind, LEGACY_STREAM};
+
 /// A task enqueued in a CUDA stream (8.9.4, API synchronization).
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Task {
@@ -756,6 +761,8 @@ pub enum Task {
     Record(String),
     /// `wait E`: waiting on the CUDA event `E` (by name).
     Wait(String),
+    /// A CUDA graph launch: index into [`Api::graphs`] (8.9.4 API item 4).
+    Graph(usize),
 }
 
 /// A kernel: `kernel K = P0, P1;` in the initial state.
@@ -775,6 +782,8 @@ pub struct Stream {
     pub name: String,
     /// Its tasks, in order.
     pub tasks: Vec<Task>,
+    /// Blocking, non-blocking or the legacy stream (cross-stream barriers, item 2).
+    pub kind: StreamKind,
 }
 
 /// The CUDA API synchronization of a test (8.9.4): which threads form which
@@ -786,6 +795,11 @@ pub struct Api {
     pub kernels: Vec<Kernel>,
     /// The streams.
     pub streams: Vec<Stream>,
+    /// The CUDA graphs (`graph G = K0 -> K1;`).
+    pub graphs: Vec<Graph>,
+    /// The host thread (`host P2;`), if any: its code may call the CUDA API
+    /// ([`Instr::Api`]).
+    pub host: Option<ThreadId>,
 }
 
 impl Api {

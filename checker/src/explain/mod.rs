@@ -205,6 +205,13 @@ pub fn explain_observed(
     if let Some(msg) = crate::explore::unsupported(test) {
         return Explanation::new(Status::Unsupported(msg));
     }
+    // A test with kernels or a host thread is explained as the API lowering
+    // writes it (its hidden flags and spins named `__api*`, at 0:0).
+    let lowered = match crate::api::lower(test) {
+        Ok(l) => l,
+        Err(msg) => return Explanation::new(Status::Unsupported(msg)),
+    };
+    let test = lowered.as_ref().unwrap_or(test);
     if let Some(msg) = crate::explore::rewritten(test) {
         return Explanation::new(Status::Unsupported(msg));
     }

@@ -261,12 +261,10 @@ fn with_dpor(
 }
 
 /// Why `explain` cannot work on `test` as written: the checker runs a
-/// rewritten test (kernels and streams, partially overlapping accesses,
-/// multimem addresses), whose events the explanation could not name.
+/// rewritten test (partially overlapping accesses, multimem addresses),
+/// whose events the explanation could not name. (Kernels and the host
+/// thread are explained as `api::lower` writes them.)
 pub(crate) fn rewritten(test: &Test) -> Option<String> {
-    if !test.api.kernels.is_empty() {
-        return Some("explaining a test with kernels and streams".into());
-    }
     match crate::sizes::prepare(test) {
         Ok(p) if p.test.is_some() || p.info.is_some() => Some(
             "explaining a test with partially overlapping accesses or multimem addresses".into(),

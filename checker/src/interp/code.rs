@@ -86,6 +86,8 @@ impl ThreadCode {
             }
             match &s.instr {
                 Instr::Unsupported(what) => return Err(format!("{what} at {}", s.span)),
+                // invariant: `api::lower` replaces every CUDA call first.
+                Instr::Api(c) => return Err(format!("{} at {}", c.name(), s.span)),
                 Instr::Rmw {
                     op: ptxmc_frontend::ir::RmwOp::Cas,
                     b: None,
@@ -291,7 +293,8 @@ pub(crate) fn reads(i: &Instr) -> Vec<RegId> {
         | Instr::Fence { .. }
         | Instr::Label(_)
         | Instr::Goto(_)
-        | Instr::Unsupported(_) => Vec::new(),
+        | Instr::Unsupported(_)
+        | Instr::Api(_) => Vec::new(),
     }
 }
 

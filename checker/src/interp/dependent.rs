@@ -83,7 +83,9 @@ pub fn later_writes_depend(code: &ThreadCode, pc: usize) -> bool {
                     tainted.retain(|x| x != d);
                 }
             }
-            Instr::Goto(_) | Instr::Async(_) | Instr::Unsupported(_) => return false,
+            Instr::Goto(_) | Instr::Async(_) | Instr::Unsupported(_) | Instr::Api(_) => {
+                return false
+            }
         }
     }
     true

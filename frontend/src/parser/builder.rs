@@ -84,6 +84,8 @@ pub(super) struct Builder {
     /// The thread numbers each kernel names, with where, checked once the
     /// thread header row is known.
     pub pending_kernel_threads: Vec<Vec<(u64, Span)>>,
+    /// The thread `host P2;` names, with where, checked with the kernels.
+    pub pending_host: Option<(u64, Span)>,
     /// The locations each multimem address points to (`mc @ multimem x, y;`).
     pub multimem_members: Vec<(AddrId, Vec<AddrId>)>,
     /// Register-held addresses still to resolve.

@@ -159,7 +159,9 @@ impl<'s> Parser<'s> {
                 self.b
                     .declare_alias(name, proxy, target, first.span, target_tok.span)
             }
-            (Tok::Ident, Tok::Ident) if matches!(self.text(first), "kernel" | "stream") => {
+            (Tok::Ident, Tok::Ident)
+                if matches!(self.text(first), "kernel" | "stream" | "graph" | "host") =>
+            {
                 self.api_entry()
             }
             (Tok::Ident, _) => {

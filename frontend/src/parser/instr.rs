@@ -86,6 +86,9 @@ impl<'s> Parser<'s> {
         if self.multimem_instruction(t, text, first.span)? {
             return Ok(());
         }
+        if self.host_instruction(t, text, first.span)? {
+            return Ok(());
+        }
         let shape = opcode::classify(text).map_err(|k| ParseError::new(k, first.span))?;
         if let Shape::Unsupported(construct) = shape {
             self.skip_raw()?;

@@ -7,6 +7,7 @@ mod async_ops;
 mod builder;
 mod condition;
 mod header;
+mod host;
 mod instr;
 mod multimem;
 mod opcode;

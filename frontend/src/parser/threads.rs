@@ -22,6 +22,7 @@ impl Parser<'_> {
         }
         self.define_exit_labels()?;
         self.b.check_labels()?;
+        self.check_host_thread()?;
         self.b.resolve_addresses()
     }
 

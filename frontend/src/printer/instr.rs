@@ -321,6 +321,7 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
             label_name(t, th, *target)
         ),
         Instr::Unsupported(text) => text.clone(),
+        Instr::Api(call) => super::host::call(t, th, call),
         // Printed with the memory instruction it precedes (`printer::table`);
         // alone (never made by the parser) it has no spelling.
         Instr::AddrReg { .. } => String::new(),

@@ -8,6 +8,7 @@
 //! accesses in PTX spelling (`ld.relaxed.sys.global.b32 %r0, [x]`).
 
 mod async_instr;
+mod host;
 mod instr;
 
 use crate::ir::{AddrId, AddrKind, CmpOp, Prop, Quantifier, Term, Test};
@@ -50,22 +51,7 @@ pub(crate) fn print(t: &Test) -> String {
             .collect();
         let _ = writeln!(out, "kernel {} = {};", k.name, threads.join(", "));
     }
-    for s in &t.api.streams {
-        let tasks: Vec<String> = s
-            .tasks
-            .iter()
-            .map(|task| match task {
-                crate::ir::Task::Kernel(k) => t
-                    .api
-                    .kernels
-                    .get(*k)
-                    .map_or_else(|| "?".to_string(), |k| k.name.clone()),
-                crate::ir::Task::Record(e) => format!("record {e}"),
-                crate::ir::Task::Wait(e) => format!("wait {e}"),
-            })
-            .collect();
-        let _ = writeln!(out, "stream {} = {};", s.name, tasks.join(", "));
-    }
+    host::declarations(t, &mut out);
     for &(th, r, v) in &t.init_regs {
         let _ = writeln!(
             out,
