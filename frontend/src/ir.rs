@@ -507,7 +507,8 @@ pub enum BarrierKind {
     Sync,
     /// `bar.arrive` / `bar.cta.arrive`: arrive without waiting.
     Arrive,
-    /// `bar.red`: arrive and wait (the reduction itself is not modelled).
+    /// `bar.red`: arrive and wait; the parser builds the reduction around it
+    /// from ordinary accesses (`parser/bar_red.rs`).
     Red,
     /// `barrier.cluster.arrive`.
     ClusterArrive,

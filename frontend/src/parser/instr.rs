@@ -86,6 +86,9 @@ impl<'s> Parser<'s> {
         if self.multimem_instruction(t, text, first.span)? {
             return Ok(());
         }
+        if self.bar_red_instruction(t, text, first.span, start)? {
+            return Ok(());
+        }
         let shape = opcode::classify(text).map_err(|k| ParseError::new(k, first.span))?;
         if let Shape::Unsupported(construct) = shape {
             self.skip_raw()?;
@@ -118,7 +121,7 @@ impl<'s> Parser<'s> {
     }
 
     /// Records the tokens `start..pos` as an unsupported instruction of thread `t`.
-    fn unsupported(&mut self, t: usize, start: usize, construct: String, span: Span) {
+    pub(super) fn unsupported(&mut self, t: usize, start: usize, construct: String, span: Span) {
         let text = join_tokens(self.src, &self.toks[start..self.pos]);
         self.push(t, Instr::Unsupported(text), span);
         self.b.threads[t]
@@ -401,12 +404,6 @@ impl<'s> Parser<'s> {
         }
         let id = id.map_or(Val::Imm(0), |v| self.val(t, v));
         let count = count.map(|v| self.val(t, v));
-        if kind == BarrierKind::Red {
-            self.b.threads[t].unsupported.push(Unsupported {
-                construct: "bar.red".into(),
-                span: c.span,
-            });
-        }
         Ok(Lowered::Instr(Instr::Barrier {
             kind,
             instance,

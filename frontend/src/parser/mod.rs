@@ -4,6 +4,7 @@
 mod addresses;
 mod api;
 mod async_ops;
+mod bar_red;
 mod builder;
 mod condition;
 mod header;

@@ -326,7 +326,7 @@ fn condition_finds_percent_registers() {
 
 #[test]
 fn unsupported_constructs_are_listed() {
-    let t = one("bar.red.popc.u32 %r1, 0, %p1\n@%p1 st.weak x, 1\nst.weak [x-4], 1\nmbarrier.arrive_drop.shared.b64 _, [bar]");
+    let t = one("vote.sync.all.pred %p2, 1, %p1\n@%p1 st.weak x, 1\nst.weak [x-4], 1\nmbarrier.arrive_drop.shared.b64 _, [bar]");
     let names: Vec<(&str, u32)> = t
         .unsupported
         .iter()
@@ -335,14 +335,14 @@ fn unsupported_constructs_are_listed() {
     assert_eq!(
         names,
         [
-            ("bar.red", 4),
+            ("vote", 4),
             ("address offset", 6),
             ("mbarrier.arrive_drop", 7)
         ]
     );
     assert_eq!(
         t.threads[0].code[0].instr,
-        Instr::Unsupported("bar.red.popc.u32 %r1, 0, %p1".into())
+        Instr::Unsupported("vote.sync.all.pred %p2, 1, %p1".into())
     );
     // A guarded store is a branch around the store.
     assert!(matches!(
