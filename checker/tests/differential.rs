@@ -379,7 +379,9 @@ fn random_programs_agree() {
         Ok("bar-red") => gen::Profile::BAR_RED,
         Ok("default") | Err(_) => gen::Profile::DEFAULT,
         Ok(other) => {
-            panic!("PTXMC_DIFF_PROFILE={other:?}: expected `default`, `rare`, `fence-sc` or `bar-red`")
+            panic!(
+                "PTXMC_DIFF_PROFILE={other:?}: expected `default`, `rare`, `fence-sc` or `bar-red`"
+            )
         }
     };
     random_agree(&profile, DEFAULT_CASES, 0);

@@ -89,6 +89,9 @@ impl<'s> Parser<'s> {
         if self.bar_red_instruction(t, text, first.span, start)? {
             return Ok(());
         }
+        if self.packed_instruction(t, text, first.span, start)? {
+            return Ok(());
+        }
         let shape = opcode::classify(text).map_err(|k| ParseError::new(k, first.span))?;
         if let Shape::Unsupported(construct) = shape {
             self.skip_raw()?;

@@ -12,6 +12,7 @@ mod instr;
 mod multimem;
 mod opcode;
 mod operand;
+mod packed;
 mod ptx_forms;
 mod special;
 mod threads;
