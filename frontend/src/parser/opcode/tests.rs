@@ -65,12 +65,13 @@ fn defaults_of_atom_and_fence() {
 
 #[test]
 fn proxies() {
-    assert_eq!(
+    assert!(matches!(
         classify("ld.global.nc.u32"),
-        Ok(Shape::Unsupported(
-            "ld.nc (outside the memory model, 8.1)".into()
-        ))
-    );
+        Ok(Shape::Load {
+            proxy: Proxy::Readonly,
+            ..
+        })
+    ));
     assert!(matches!(
         classify("ld.global.proxy::readonly.u32"),
         Ok(Shape::Load {
