@@ -86,7 +86,12 @@ pub(crate) fn groups(exec: &Execution) -> Vec<Group> {
         let Some(p) = exec.placement(e) else {
             continue;
         };
-        let cluster = matches!(kind, BarrierKind::ClusterArrive | BarrierKind::ClusterWait);
+        let cluster = matches!(
+            kind,
+            BarrierKind::ClusterArrive
+                | BarrierKind::ClusterArriveRelaxed
+                | BarrierKind::ClusterWait
+        );
         let key = GroupKey {
             cluster,
             gpu: p.gpu,
@@ -198,9 +203,15 @@ pub(crate) fn synchronization(exec: &Execution, stopped: &[EventId]) -> BarrierS
             for &y in &g.ops {
                 if barrier_of(exec, y).is_some_and(|(k, _)| waits(k)) {
                     // 8.9.4 item 3: a barrier.cluster.arrive synchronizes with a
-                    // barrier.cluster.wait; one wait does not with another.
+                    // barrier.cluster.wait; one wait does not with another, and
+                    // a `.relaxed` arrival orders nothing.
                     let arrives = |x: &&EventId| {
-                        barrier_of(exec, **x).is_some_and(|(k, _)| k != BarrierKind::ClusterWait)
+                        barrier_of(exec, **x).is_some_and(|(k, _)| {
+                            !matches!(
+                                k,
+                                BarrierKind::ClusterWait | BarrierKind::ClusterArriveRelaxed
+                            )
+                        })
                     };
                     edges.extend(
                         g.ops

@@ -92,6 +92,9 @@ impl<'s> Parser<'s> {
         if self.packed_instruction(t, text, first.span, start)? {
             return Ok(());
         }
+        if self.hopper_instruction(t, text, first.span)? {
+            return Ok(());
+        }
         let shape = opcode::classify(text).map_err(|k| ParseError::new(k, first.span))?;
         if let Shape::Unsupported(construct) = shape {
             self.skip_raw()?;

@@ -8,6 +8,7 @@ mod bar_red;
 mod builder;
 mod condition;
 mod header;
+mod hopper;
 mod instr;
 mod multimem;
 mod opcode;

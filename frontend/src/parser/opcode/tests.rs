@@ -171,7 +171,10 @@ fn unsupported_constructs() {
     };
     assert_eq!(u("bar.red.popc.u32"), "bar.red");
     assert_eq!(u("barrier.red.and.pred"), "bar.red");
-    assert_eq!(u("mbarrier.arrive_drop.shared.b64"), "mbarrier.arrive_drop");
+    assert_eq!(
+        u("mbarrier.arrive_drop.expect_tx.shared.b64"),
+        "mbarrier.arrive_drop"
+    );
     assert_eq!(
         u("cp.async.bulk.tensor.2d.shared::cluster.global"),
         "cp.async.bulk.tensor"
@@ -180,8 +183,11 @@ fn unsupported_constructs() {
     assert_eq!(u("setp.eq.f32"), "setp.f32");
     assert_eq!(u("setp.equ.s32"), "setp.equ");
     assert_eq!(
-        u("barrier.cluster.arrive.relaxed.aligned"),
-        "barrier.cluster.arrive.relaxed"
+        classify("barrier.cluster.arrive.relaxed.aligned"),
+        Ok(Shape::Barrier {
+            kind: BarrierKind::ClusterArriveRelaxed,
+            form: BarForm::Cluster
+        })
     );
 }
 
