@@ -78,7 +78,7 @@ fn mcompare7_reads_tests_without_a_check_as_not_ok() {
     }
     std::fs::write(
         dir.join("unsup.litmus"),
-        "PTX unsup\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n bar.red.popc.u32 r1, 0, 1 | ;\nexists (1:r0 == 1)\n",
+        "PTX unsup\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n vote.sync.all.pred p1, 1, 1 | ;\nexists (1:r0 == 1)\n",
     )
     .expect("write");
     std::fs::write(

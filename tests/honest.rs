@@ -9,12 +9,12 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// A test with an unsupported construct (`bar.red`).
+/// A test with an unsupported construct (`vote`, outside chapter 8).
 const UNSUPPORTED: &str = "PTX unsup
 { x=0; }
  P0@cta 0,gpu 0            | P1@cta 1,gpu 0       ;
  st.relaxed.gpu x, 1       | ld.relaxed.gpu r0, x ;
- bar.red.popc.u32 r1, 0, 1 |                      ;
+ vote.sync.all.pred p1, 1, 1 |                      ;
 exists (1:r0 == 1)
 ";
 

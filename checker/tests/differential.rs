@@ -8,7 +8,8 @@
 //!   `PTXMC_DIFF_CASES` sets how many (default 500 in release, 40 in debug),
 //!   `PTXMC_DIFF_SEED` the first seed (case i uses seed + i),
 //!   `PTXMC_DIFF_TIMEOUT_MS` the time limit of each explorer (default 2000),
-//!   `PTXMC_DIFF_PROFILE=rare` makes loops, barriers and aliases common.
+//!   `PTXMC_DIFF_PROFILE=rare` makes loops, barriers and aliases common
+//!   (`fence-sc`: more `fence.sc`; `bar-red`: a `bar.red` in most programs).
 //! - `corpus_files_agree`: every `.litmus` under `corpus/` and under the
 //!   shared Dat3M corpus (`SKIP: ...` when it is absent), with a short time
 //!   limit per strategy; files where either explorer reaches it are counted
@@ -375,9 +376,12 @@ fn random_programs_agree() {
     let profile = match std::env::var("PTXMC_DIFF_PROFILE").as_deref() {
         Ok("rare") => gen::Profile::RARE,
         Ok("fence-sc") => gen::Profile::FENCE_SC,
+        Ok("bar-red") => gen::Profile::BAR_RED,
         Ok("default") | Err(_) => gen::Profile::DEFAULT,
         Ok(other) => {
-            panic!("PTXMC_DIFF_PROFILE={other:?}: expected `default`, `rare` or `fence-sc`")
+            panic!(
+                "PTXMC_DIFF_PROFILE={other:?}: expected `default`, `rare`, `fence-sc` or `bar-red`"
+            )
         }
     };
     random_agree(&profile, DEFAULT_CASES, 0);
@@ -389,6 +393,13 @@ fn random_programs_agree() {
 #[test]
 fn random_fence_sc_programs_agree() {
     random_agree(&gen::Profile::FENCE_SC, DEFAULT_CASES / 4, 1_000_000);
+}
+
+/// Programs with a `bar.red` ([`gen::Profile::BAR_RED`], 8.9.4 item 2): its
+/// hidden contribution stores and loads must add no execution in either explorer.
+#[test]
+fn random_bar_red_programs_agree() {
+    random_agree(&gen::Profile::BAR_RED, DEFAULT_CASES / 4, 2_000_000);
 }
 
 /// `cases` random programs of `profile` from seed `seed0` (or

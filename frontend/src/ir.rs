@@ -507,10 +507,14 @@ pub enum BarrierKind {
     Sync,
     /// `bar.arrive` / `bar.cta.arrive`: arrive without waiting.
     Arrive,
-    /// `bar.red`: arrive and wait (the reduction itself is not modelled).
+    /// `bar.red`: arrive and wait; the parser builds the reduction around it
+    /// from ordinary accesses (`parser/bar_red.rs`).
     Red,
     /// `barrier.cluster.arrive`.
     ClusterArrive,
+    /// `barrier.cluster.arrive.relaxed`: an arrival that orders no memory
+    /// access (no synchronization, `docs/model-notes.md`).
+    ClusterArriveRelaxed,
     /// `barrier.cluster.wait`.
     ClusterWait,
 }
@@ -1141,6 +1145,9 @@ pub enum MbarrierUpdate {
     ExpectTx,
     /// `mbarrier.complete_tx`.
     CompleteTx,
+    /// `mbarrier.arrive_drop`: arrive-on, and the expected count of the
+    /// following phases lowered by the same count ([`mbarrier::drop_arrivals`]).
+    ArriveDrop,
 }
 
 /// The state of an mbarrier object packed into one 64-bit value (the model of
@@ -1173,6 +1180,9 @@ pub mod mbarrier {
         if expected == 0 {
             return v;
         }
+        // `mbarrier.arrive_drop` ([`drop_arrivals`]): the high half drops.
+        let (dropped, arrivals) = (arrivals >> 32, arrivals & 0xffff_ffff);
+        let expected = (expected - dropped).max(0);
         let mut phase = phase(v);
         let mut pending = ((v >> 16) & FIELD) - arrivals;
         let mut txc = (v & FIELD) - TX_BIAS + tx;
@@ -1184,6 +1194,15 @@ pub mod mbarrier {
         let pending = pending.clamp(0, FIELD);
         let txc = (txc + TX_BIAS).clamp(0, FIELD);
         (phase << 48) | (expected << 32) | (pending << 16) | txc
+    }
+
+    /// The `arrivals` operand of [`update`] for `mbarrier.arrive_drop` with
+    /// `count`: `count` arrivals, and the expected count of the following
+    /// phases lowered by `count` (an expected count that reaches 0 leaves a
+    /// barrier that completes no further phase).
+    pub fn drop_arrivals(count: i64) -> i64 {
+        let c = count.clamp(0, FIELD);
+        (c << 32) | c
     }
 
     /// `test_wait.parity`: 1 when the phase of parity `parity` has completed,
@@ -1217,6 +1236,16 @@ pub mod mbarrier {
             assert_eq!(state_done(v, init(2)), 1);
             let w = update(update(v, 1, 0), 1, 0);
             assert_eq!(phase(w), 2, "the next phase expects the init count again");
+        }
+
+        #[test]
+        fn arrive_drop_lowers_the_next_phases_count() {
+            let v = update(init(2), drop_arrivals(1), 0);
+            assert_eq!(phase(v), 0, "one of two arrived");
+            let v = update(v, 1, 0);
+            assert_eq!(phase(v), 1);
+            let w = update(v, 1, 0);
+            assert_eq!(phase(w), 2, "the next phase expects one arrival");
         }
 
         #[test]

@@ -34,13 +34,18 @@
 //!   have instance 0, id `a`, count `b`, so PTX barriers meet exactly when
 //!   their ids are equal. `barrier.cluster.{arrive,wait}` have instance 0 and
 //!   id 0. (`bar.cta.sync` is read as the dialect, not as PTX's `bar{.cta}`.)
-//!   `bar.cta.red N[, ID[, COUNT]]` is [`ir::BarrierKind::Red`], listed as unsupported.
+//!   `bar.cta.red N[, ID[, COUNT]]` is [`ir::BarrierKind::Red`]: the
+//!   synchronization of a `bar.red` without its reduction. Real PTX
+//!   `bar{.cta}.red.{popc.u32,and.pred,or.pred} d, a{, b}, {!}c` (and
+//!   `barrier{.cta}.red...`) becomes a hidden weak store of the thread's
+//!   contribution, that barrier, and weak loads of every contribution of the
+//!   CTA combined with register arithmetic (`parser/bar_red.rs`).
 //! - **Fences**: `fence.proxy.async{.global,::global,.shared::cta,...}` are all
 //!   [`ir::FenceKind::ProxyAsync`]; `fence.proxy.tensormap::generic.{release,acquire}`
 //!   keep their scope (the `[a], size` operands of the acquire form are checked,
 //!   then dropped).
 //! - **Unsupported**: known PTX constructs the checker does not model
-//!   (`bar.red`, `mbarrier.*`, `cp.async*`, `st.async`, most `multimem.*`, `setp`,
+//!   (`mbarrier.*`, `cp.async*`, `st.async`, most `multimem.*`, `setp`,
 //!   predicated instructions `@p ...`, negative offsets `[x-4]`, ...) parse into
 //!   [`ir::Instr::Unsupported`] holding the instruction's text, and are listed
 //!   with their position in [`ir::Test::unsupported`].

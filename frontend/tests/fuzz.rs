@@ -417,11 +417,6 @@ fn ptx_seeds_parse_and_round_trip() {
         .iter()
         .map(|u| format!("unsupported: {} at {}", u.construct, u.span))
         .collect();
-    assert_eq!(
-        unsupported,
-        [
-            "unsupported: ld.nc (outside the memory model, 8.1) at 13:2",
-            "unsupported: bar.red at 19:47",
-        ]
-    );
+    // Every construct of this seed is modelled (`bar.red`, `ld.global.nc`, ...).
+    assert!(unsupported.is_empty(), "{unsupported:?}");
 }

@@ -86,7 +86,12 @@ pub(crate) fn groups(exec: &Execution) -> Vec<Group> {
         let Some(p) = exec.placement(e) else {
             continue;
         };
-        let cluster = matches!(kind, BarrierKind::ClusterArrive | BarrierKind::ClusterWait);
+        let cluster = matches!(
+            kind,
+            BarrierKind::ClusterArrive
+                | BarrierKind::ClusterArriveRelaxed
+                | BarrierKind::ClusterWait
+        );
         let key = GroupKey {
             cluster,
             gpu: p.gpu,
@@ -109,6 +114,39 @@ fn barrier_of(exec: &Execution, e: EventId) -> Option<(BarrierKind, Option<i64>)
     }
 }
 
+/// Why the `bar.red` operations of group `g` are not checked, if they are not.
+///
+/// `bar.red` reduces the contributions of the threads that take part in one
+/// completion of the barrier (`parser/bar_red.rs`). Chapter 8 says which
+/// operations synchronize, not which of them a completion reduces: with a
+/// thread count C below the N operations that reach the barrier, the quorum
+/// reading (`docs/model-notes.md`, "Barriers") completes some waits with only
+/// C of them, and a wait's reduction over the others would race. Mixing
+/// `bar.red` with `bar.sync`/`bar.arrive` on one barrier is left undefined by
+/// the instruction description. Both are refused rather than guessed.
+fn reduction_unsupported(exec: &Execution, g: &Group) -> Option<String> {
+    let kinds: Vec<(BarrierKind, Option<i64>)> =
+        g.ops.iter().filter_map(|&e| barrier_of(exec, e)).collect();
+    let red = |k: &BarrierKind| *k == BarrierKind::Red;
+    let first_red = g
+        .ops
+        .iter()
+        .find(|&&e| barrier_of(exec, e).is_some_and(|(k, _)| red(&k)))?;
+    let span = exec.event(*first_red).span;
+    if kinds.iter().any(|(k, _)| !red(k)) {
+        return Some(format!(
+            "bar.red at {span} shares its barrier with another kind of barrier operation"
+        ));
+    }
+    let n = g.ops.len() as i64;
+    if let Some(c) = kinds.iter().filter_map(|(_, c)| *c).find(|&c| c < n) {
+        return Some(format!(
+            "bar.red at {span} with thread count {c} below the {n} operations on its barrier"
+        ));
+    }
+    None
+}
+
 /// The synchronization the barriers of `exec` allow, given the barrier waits
 /// `stopped` at which a thread stops forever.
 ///
@@ -122,6 +160,9 @@ pub(crate) fn synchronization(exec: &Execution, stopped: &[EventId]) -> BarrierS
     let mut stuck = Vec::new();
     for g in groups(exec) {
         let n = g.ops.len();
+        if let Some(m) = reduction_unsupported(exec, &g) {
+            return BarrierSync::Unsupported(m);
+        }
         let counted = g
             .ops
             .iter()
@@ -162,9 +203,15 @@ pub(crate) fn synchronization(exec: &Execution, stopped: &[EventId]) -> BarrierS
             for &y in &g.ops {
                 if barrier_of(exec, y).is_some_and(|(k, _)| waits(k)) {
                     // 8.9.4 item 3: a barrier.cluster.arrive synchronizes with a
-                    // barrier.cluster.wait; one wait does not with another.
+                    // barrier.cluster.wait; one wait does not with another, and
+                    // a `.relaxed` arrival orders nothing.
                     let arrives = |x: &&EventId| {
-                        barrier_of(exec, **x).is_some_and(|(k, _)| k != BarrierKind::ClusterWait)
+                        barrier_of(exec, **x).is_some_and(|(k, _)| {
+                            !matches!(
+                                k,
+                                BarrierKind::ClusterWait | BarrierKind::ClusterArriveRelaxed
+                            )
+                        })
                     };
                     edges.extend(
                         g.ops
@@ -479,5 +526,41 @@ mod tests {
             (0, vec![(Sync, 2, 0, Some(2)), (Arrive, 1, 0, Some(2))]),
         ]);
         assert_eq!(synchronization(&x, &[]), BarrierSync::Invalid);
+    }
+
+    #[test]
+    fn bar_red_refuses_a_short_count_and_mixed_kinds() {
+        use BarrierKind::*;
+        let red = |c| (Red, 0, 0, c);
+        let x = exec(vec![(0, vec![red(Some(2))]), (0, vec![red(Some(2))])]);
+        assert!(matches!(
+            synchronization(&x, &[]),
+            BarrierSync::Valid { .. }
+        ));
+        let x = exec(vec![(0, vec![red(None)]), (0, vec![red(None)])]);
+        assert!(matches!(
+            synchronization(&x, &[]),
+            BarrierSync::Valid { .. }
+        ));
+        let x = exec(vec![
+            (0, vec![red(Some(2))]),
+            (0, vec![red(Some(2))]),
+            (0, vec![red(Some(2))]),
+        ]);
+        let BarrierSync::Unsupported(m) = synchronization(&x, &[]) else {
+            panic!()
+        };
+        assert!(m.contains("thread count 2 below the 3"), "{m}");
+        let x = exec(vec![(0, vec![red(None)]), (0, vec![(Sync, 0, 0, None)])]);
+        let BarrierSync::Unsupported(m) = synchronization(&x, &[]) else {
+            panic!()
+        };
+        assert!(m.contains("another kind"), "{m}");
+        // Too few for the count: every wait blocks, as for bar.sync.
+        let x = exec(vec![(0, vec![red(Some(3))]), (0, vec![red(Some(3))])]);
+        assert!(matches!(
+            synchronization(&x, &[e(0), e(1)]),
+            BarrierSync::Valid { .. }
+        ));
     }
 }

@@ -823,7 +823,9 @@ impl<V: Value> ThreadState<V> {
                 };
                 let mut e = self.base_event(code, ev);
                 e.scope = Some(match kind {
-                    BarrierKind::ClusterArrive | BarrierKind::ClusterWait => Scope::Cluster,
+                    BarrierKind::ClusterArrive
+                    | BarrierKind::ClusterArriveRelaxed
+                    | BarrierKind::ClusterWait => Scope::Cluster,
                     _ => Scope::Cta,
                 });
                 Some(Pending {

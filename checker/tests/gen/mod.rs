@@ -342,6 +342,42 @@ fn add_barriers(rng: &mut Rng, threads: &mut [Thread]) {
     }
 }
 
+/// Adds one `bar.red` on barrier 5 (no other barrier of the generator uses
+/// id 5) to some threads of one CTA, first or last in each: the predicate is
+/// a register loaded before (any value; non-zero is true) or its negation,
+/// the result a fresh register; sometimes a thread count equal to the
+/// participants, or one more (every participant then hangs).
+fn add_bar_red(rng: &mut Rng, threads: &mut [Thread]) {
+    let t0 = rng.below(threads.len());
+    let (cta, gpu) = (threads[t0].cta, threads[t0].gpu);
+    let group: Vec<usize> = (0..threads.len())
+        .filter(|&t| threads[t].cta == cta && threads[t].gpu == gpu)
+        .filter(|&t| t == t0 || rng.chance(85))
+        .collect();
+    let (op, ty) = rng.pick(&[("popc", "u32"), ("and", "pred"), ("or", "pred")]);
+    let count = match rng.below(100) {
+        0..=19 => format!("{}, ", group.len()),
+        20..=24 => format!("{}, ", group.len() + 1),
+        _ => String::new(),
+    };
+    for &t in &group {
+        let th = &mut threads[t];
+        let first = rng.chance(30);
+        let pred = match th.loaded.as_slice() {
+            regs if !regs.is_empty() && !first => format!("r{}", regs[rng.below(regs.len())]),
+            _ => format!("r{}", th.next_reg + 7),
+        };
+        let neg = if rng.chance(30) { "!" } else { "" };
+        let d = th.fresh_reg();
+        let cell = Cell::Instr(format!("bar.red.{op}.{ty} r{d}, 5, {count}{neg}{pred}"));
+        if first {
+            th.cells.insert(0, cell);
+        } else {
+            th.cells.push(cell);
+        }
+    }
+}
+
 /// An atom of the condition.
 fn atom(rng: &mut Rng, mem: &Mem, threads: &[Thread]) -> String {
     let op = if rng.chance(80) { "==" } else { "!=" };
@@ -392,6 +428,9 @@ pub struct Profile {
     /// 3-5 extra `fence.sc.{scope}` at random places (for the Fence-SC
     /// order search, 8.9.3); 0 leaves the other profiles' programs as they were.
     pub fence_sc: usize,
+    /// A `bar.red.{popc,and,or}` (8.9.4 item 2) in threads of one CTA; 0
+    /// leaves the other profiles' programs as they were.
+    pub bar_red: usize,
 }
 
 impl Profile {
@@ -402,6 +441,7 @@ impl Profile {
         generic_alias: 12,
         surface_alias: 10,
         fence_sc: 0,
+        bar_red: 0,
     };
     /// The rare features made common, to hunt bugs in them.
     pub const RARE: Profile = Profile {
@@ -410,6 +450,7 @@ impl Profile {
         generic_alias: 35,
         surface_alias: 35,
         fence_sc: 0,
+        bar_red: 0,
     };
     /// The default mix with 3-5 more `fence.sc` in every program.
     pub const FENCE_SC: Profile = Profile {
@@ -418,6 +459,16 @@ impl Profile {
         generic_alias: 12,
         surface_alias: 10,
         fence_sc: 100,
+        bar_red: 0,
+    };
+    /// The default mix with a `bar.red` in most programs.
+    pub const BAR_RED: Profile = Profile {
+        loops: 3,
+        barriers: 10,
+        generic_alias: 12,
+        surface_alias: 10,
+        fence_sc: 0,
+        bar_red: 80,
     };
 }
 
@@ -493,6 +544,9 @@ pub fn generate_with(seed: u64, profile: &Profile) -> String {
             let f = format!("fence.sc.{}", rng.pick(SCOPES));
             th.cells.insert(at, Cell::Instr(f));
         }
+    }
+    if profile.bar_red > 0 && rng.chance(profile.bar_red) {
+        add_bar_red(&mut rng, &mut threads);
     }
 
     let mut out = String::new();

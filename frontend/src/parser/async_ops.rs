@@ -183,7 +183,9 @@ impl<'s> Parser<'s> {
             } => {
                 let has_state = matches!(
                     kind,
-                    MbarrierUpdate::Arrive | MbarrierUpdate::ArriveExpectTx
+                    MbarrierUpdate::Arrive
+                        | MbarrierUpdate::ArriveExpectTx
+                        | MbarrierUpdate::ArriveDrop
                 );
                 let (dst, rest) = if has_state {
                     match ops.split_first() {
@@ -194,8 +196,10 @@ impl<'s> Parser<'s> {
                     (None, ops)
                 };
                 let (count, tx) = match (kind, rest) {
-                    (MbarrierUpdate::Arrive, [_]) => (1, 0),
-                    (MbarrierUpdate::Arrive, [_, n]) => (imm(n, "count")?, 0),
+                    (MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop, [_]) => (1, 0),
+                    (MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop, [_, n]) => {
+                        (imm(n, "count")?, 0)
+                    }
                     (MbarrierUpdate::ArriveExpectTx, [_, n]) => (1, imm(n, "transaction count")?),
                     (MbarrierUpdate::ExpectTx | MbarrierUpdate::CompleteTx, [_, n]) => {
                         (0, imm(n, "transaction count")?)

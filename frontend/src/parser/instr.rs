@@ -86,6 +86,15 @@ impl<'s> Parser<'s> {
         if self.multimem_instruction(t, text, first.span)? {
             return Ok(());
         }
+        if self.bar_red_instruction(t, text, first.span, start)? {
+            return Ok(());
+        }
+        if self.packed_instruction(t, text, first.span, start)? {
+            return Ok(());
+        }
+        if self.hopper_instruction(t, text, first.span)? {
+            return Ok(());
+        }
         if self.host_instruction(t, text, first.span)? {
             return Ok(());
         }
@@ -121,7 +130,7 @@ impl<'s> Parser<'s> {
     }
 
     /// Records the tokens `start..pos` as an unsupported instruction of thread `t`.
-    fn unsupported(&mut self, t: usize, start: usize, construct: String, span: Span) {
+    pub(super) fn unsupported(&mut self, t: usize, start: usize, construct: String, span: Span) {
         let text = join_tokens(self.src, &self.toks[start..self.pos]);
         self.push(t, Instr::Unsupported(text), span);
         self.b.threads[t]
@@ -404,12 +413,6 @@ impl<'s> Parser<'s> {
         }
         let id = id.map_or(Val::Imm(0), |v| self.val(t, v));
         let count = count.map(|v| self.val(t, v));
-        if kind == BarrierKind::Red {
-            self.b.threads[t].unsupported.push(Unsupported {
-                construct: "bar.red".into(),
-                span: c.span,
-            });
-        }
         Ok(Lowered::Instr(Instr::Barrier {
             kind,
             instance,

@@ -4,14 +4,17 @@
 mod addresses;
 mod api;
 mod async_ops;
+mod bar_red;
 mod builder;
 mod condition;
 mod header;
+mod hopper;
 mod host;
 mod instr;
 mod multimem;
 mod opcode;
 mod operand;
+mod packed;
 mod ptx_forms;
 mod special;
 mod threads;

@@ -117,18 +117,23 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
                 MbarrierUpdate::ArriveExpectTx => "arrive.expect_tx",
                 MbarrierUpdate::ExpectTx => "expect_tx",
                 MbarrierUpdate::CompleteTx => "complete_tx",
+                MbarrierUpdate::ArriveDrop => "arrive_drop",
             };
             let mut ops = Vec::new();
             if matches!(
                 kind,
-                MbarrierUpdate::Arrive | MbarrierUpdate::ArriveExpectTx
+                MbarrierUpdate::Arrive
+                    | MbarrierUpdate::ArriveExpectTx
+                    | MbarrierUpdate::ArriveDrop
             ) {
                 ops.push(dst.map_or_else(|| "_".to_string(), |r| c.reg(r)));
             }
             ops.push(c.addr(*mbar));
             match kind {
-                MbarrierUpdate::Arrive if *count != 1 => ops.push(count.to_string()),
-                MbarrierUpdate::Arrive => {}
+                MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop if *count != 1 => {
+                    ops.push(count.to_string())
+                }
+                MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop => {}
                 _ => ops.push(tx.to_string()),
             }
             format!(

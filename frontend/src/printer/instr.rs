@@ -258,6 +258,9 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
         } => {
             let word = match kind {
                 BarrierKind::ClusterArrive => return "barrier.cluster.arrive".into(),
+                BarrierKind::ClusterArriveRelaxed => {
+                    return "barrier.cluster.arrive.relaxed".into()
+                }
                 BarrierKind::ClusterWait => return "barrier.cluster.wait".into(),
                 BarrierKind::Sync => "sync",
                 BarrierKind::Arrive => "arrive",

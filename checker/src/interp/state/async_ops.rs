@@ -372,6 +372,7 @@ impl<V: Value> ThreadState<V> {
                     MbarrierUpdate::ArriveExpectTx => (1, *tx),
                     MbarrierUpdate::ExpectTx => (0, *tx),
                     MbarrierUpdate::CompleteTx => (0, -tx),
+                    MbarrierUpdate::ArriveDrop => (mbarrier::drop_arrivals(*count), 0),
                 };
                 (self.sub == 0)
                     .then(|| self.mbarrier_rmw_read(code, *mbar, *dst, delta, (*sem, *scope), None))

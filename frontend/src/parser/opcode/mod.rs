@@ -431,7 +431,7 @@ fn barrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         (false, "sync") => b(BarrierKind::Sync, BarForm::Ptx),
         (false, "arrive") => b(BarrierKind::Arrive, BarForm::Ptx),
         (true, "arrive") if sem == Some("relaxed") => {
-            Ok(Shape::Unsupported("barrier.cluster.arrive.relaxed".into()))
+            b(BarrierKind::ClusterArriveRelaxed, BarForm::Cluster)
         }
         (true, "arrive") => b(BarrierKind::ClusterArrive, BarForm::Cluster),
         (true, "wait") => b(BarrierKind::ClusterWait, BarForm::Cluster),
