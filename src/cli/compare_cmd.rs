@@ -22,12 +22,57 @@ fn state_text(s: &Value) -> String {
     }
 }
 
-/// The final states of a record, as a set (counts aside).
-fn states(r: &Record) -> BTreeSet<String> {
-    r.states_value()
-        .as_array()
-        .map(|a| a.iter().map(state_text).collect())
-        .unwrap_or_default()
+/// [`state_text`] of one state as written.
+fn state_text_of(raw: &[u8]) -> String {
+    serde_json::from_slice::<Value>(raw)
+        .map(|v| state_text(&v))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// A 128-bit hash of a state's text (two SipHash runs with different
+/// prefixes): what the first pass over the states keeps of each.
+fn state_hash(text: &str) -> u128 {
+    use std::hash::{Hash, Hasher};
+    let half = |salt: u8| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        salt.hash(&mut h);
+        text.hash(&mut h);
+        h.finish()
+    };
+    (u128::from(half(1)) << 64) | u128::from(half(2))
+}
+
+/// The distinct states of a record, as sorted hashes: one state in memory
+/// at a time, 16 bytes per state kept.
+fn state_hashes(r: &Record) -> Result<Vec<u128>, String> {
+    let mut v = Vec::new();
+    r.each_state(&mut |raw| v.push(state_hash(&state_text_of(raw))))?;
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}
+
+/// The texts of the states of `r` whose hashes are in `only` (sorted).
+fn texts_of(r: &Record, only: &[u128]) -> Result<BTreeSet<String>, String> {
+    let mut out = BTreeSet::new();
+    if only.is_empty() {
+        return Ok(out);
+    }
+    r.each_state(&mut |raw| {
+        let t = state_text_of(raw);
+        if only.binary_search(&state_hash(&t)).is_ok() {
+            out.insert(t);
+        }
+    })?;
+    Ok(out)
+}
+
+/// Sorted `a` minus sorted `b`.
+fn minus(a: &[u128], b: &[u128]) -> Vec<u128> {
+    a.iter()
+        .filter(|x| b.binary_search(x).is_err())
+        .copied()
+        .collect()
 }
 
 fn field(r: &Record, k: &str) -> String {
@@ -40,7 +85,10 @@ fn field(r: &Record, k: &str) -> String {
 
 /// How `a` and `b` differ: one line per field that differs; for the final
 /// states, the counts then one line per state only one of them has.
-pub fn differences(a: &Record, b: &Record) -> Vec<String> {
+///
+/// The states are read twice, one at a time, never held: first as hashes
+/// (which states only one side has), then for the texts of those.
+pub fn differences(a: &Record, b: &Record) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for k in ["status", "condition_holds", "liveness_holds", "observation"] {
         let (x, y) = (field(a, k), field(b, k));
@@ -49,22 +97,24 @@ pub fn differences(a: &Record, b: &Record) -> Vec<String> {
         }
     }
     // The same text is the same states (one writer, sorted); only states
-    // that differ as text are parsed.
-    if a.states_text() == b.states_text() {
-        return out;
+    // that differ as text are read state by state.
+    if a.same_states(b)? {
+        return Ok(out);
     }
-    let (sa, sb) = (states(a), states(b));
-    if sa != sb {
+    let (ha, hb) = (state_hashes(a)?, state_hashes(b)?);
+    let (only_a, only_b) = (minus(&ha, &hb), minus(&hb, &ha));
+    if !only_a.is_empty() || !only_b.is_empty() {
         // Like diff: `<` only in the first file, `>` only in the second.
-        out.push(format!("states: {} | {}", sa.len(), sb.len()));
-        for st in sa.difference(&sb) {
+        out.push(format!("states: {} | {}", ha.len(), hb.len()));
+        drop((ha, hb));
+        for st in texts_of(a, &only_a)? {
             out.push(format!("  < {st}"));
         }
-        for st in sb.difference(&sa) {
+        for st in texts_of(b, &only_b)? {
             out.push(format!("  > {st}"));
         }
     }
-    out
+    Ok(out)
 }
 
 fn keyed(records: Vec<Record>, by_name: bool) -> BTreeMap<String, Record> {
@@ -148,7 +198,13 @@ pub fn run(args: &CompareArgs) -> u8 {
     for (k, ra) in &a {
         let Some(rb) = b.get(k) else { continue };
         common += 1;
-        let d = differences(ra, rb);
+        let d = match differences(ra, rb) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_ERROR;
+            }
+        };
         if d.is_empty() {
             continue;
         }
