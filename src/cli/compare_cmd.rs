@@ -29,39 +29,49 @@ fn state_text_of(raw: &[u8]) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
-/// A 128-bit hash of a state's text (two SipHash runs with different
-/// prefixes): what the first pass over the states keeps of each.
-fn state_hash(text: &str) -> u128 {
+/// What of a state as written identifies it: its `"values":{...}` part
+/// (the count after it left out), as one writer prints it; the whole text
+/// when it has no count.
+fn values_part(raw: &[u8]) -> &[u8] {
+    const COUNT: &[u8] = b",\"count\":";
+    match raw.windows(COUNT.len()).rposition(|w| w == COUNT) {
+        Some(i) => &raw[..i],
+        None => raw,
+    }
+}
+
+/// A 128-bit hash of a state's values as written.
+fn raw_hash(raw: &[u8]) -> u128 {
     use std::hash::{Hash, Hasher};
     let half = |salt: u8| {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         salt.hash(&mut h);
-        text.hash(&mut h);
+        values_part(raw).hash(&mut h);
         h.finish()
     };
     (u128::from(half(1)) << 64) | u128::from(half(2))
 }
 
 /// The distinct states of a record, as sorted hashes: one state in memory
-/// at a time, 16 bytes per state kept.
+/// at a time, 16 bytes per state kept, nothing parsed.
 fn state_hashes(r: &Record) -> Result<Vec<u128>, String> {
     let mut v = Vec::new();
-    r.each_state(&mut |raw| v.push(state_hash(&state_text_of(raw))))?;
+    r.each_state(&mut |raw| v.push(raw_hash(raw)))?;
     v.sort_unstable();
     v.dedup();
     Ok(v)
 }
 
-/// The texts of the states of `r` whose hashes are in `only` (sorted).
+/// The texts of the states of `r` whose hashes are in `only` (sorted):
+/// only those are parsed.
 fn texts_of(r: &Record, only: &[u128]) -> Result<BTreeSet<String>, String> {
     let mut out = BTreeSet::new();
     if only.is_empty() {
         return Ok(out);
     }
     r.each_state(&mut |raw| {
-        let t = state_text_of(raw);
-        if only.binary_search(&state_hash(&t)).is_ok() {
-            out.insert(t);
+        if only.binary_search(&raw_hash(raw)).is_ok() {
+            out.insert(state_text_of(raw));
         }
     })?;
     Ok(out)
@@ -103,14 +113,21 @@ pub fn differences(a: &Record, b: &Record) -> Result<Vec<String>, String> {
     }
     let (ha, hb) = (state_hashes(a)?, state_hashes(b)?);
     let (only_a, only_b) = (minus(&ha, &hb), minus(&hb, &ha));
-    if !only_a.is_empty() || !only_b.is_empty() {
+    let (ta, tb) = (texts_of(a, &only_a)?, texts_of(b, &only_b)?);
+    // (States written differently but equal as text are the same.)
+    let (ta, tb): (Vec<&String>, Vec<&String>) =
+        (ta.difference(&tb).collect(), tb.difference(&ta).collect());
+    if !ta.is_empty() || !tb.is_empty() {
         // Like diff: `<` only in the first file, `>` only in the second.
-        out.push(format!("states: {} | {}", ha.len(), hb.len()));
-        drop((ha, hb));
-        for st in texts_of(a, &only_a)? {
+        let (na, nb) = (
+            ha.len() - (only_a.len() - ta.len()),
+            hb.len() - (only_b.len() - tb.len()),
+        );
+        out.push(format!("states: {na} | {nb}"));
+        for st in ta {
             out.push(format!("  < {st}"));
         }
-        for st in texts_of(b, &only_b)? {
+        for st in tb {
             out.push(format!("  > {st}"));
         }
     }
