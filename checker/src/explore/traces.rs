@@ -72,8 +72,9 @@ impl From<TooManyPaths> for Stopped {
     }
 }
 
-/// Paths finished between two looks at the clock.
+/// Paths finished between two looks at the clock (a power of two).
 const CLOCK_EVERY: usize = 256;
+const _: () = assert!(CLOCK_EVERY.is_power_of_two());
 
 /// Every path of the thread of `code`, at most `max` of them (each of at most
 /// `MAX_EVENTS` events), stopping once `deadline` has passed.
@@ -95,7 +96,8 @@ pub(crate) fn enumerate(
     let mut stack = vec![(ThreadState::<Sym>::new(code, test, unroll), start)];
     let mut out = Vec::new();
     while let Some((mut st, mut tr)) = stack.pop() {
-        if out.len() % CLOCK_EVERY == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d)
+        if out.len() & (CLOCK_EVERY - 1) == 0
+            && deadline.is_some_and(|d| std::time::Instant::now() >= d)
         {
             return Err(Stopped::Deadline);
         }

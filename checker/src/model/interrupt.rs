@@ -27,8 +27,9 @@ use std::time::Instant;
 /// Events from which a check looks at the deadline.
 pub(crate) const ARM_MIN: usize = 512;
 
-/// Rows of a loop between two looks at the clock.
+/// Rows of a loop between two looks at the clock (a power of two).
 pub(crate) const POLL_EVERY: usize = 64;
+const _: () = assert!(POLL_EVERY.is_power_of_two());
 
 thread_local! {
     /// The deadline of the check running on this thread, if any.
@@ -82,7 +83,7 @@ impl Drop for Armed {
 /// [`Interrupted`]) once the deadline has passed.
 #[inline]
 pub(crate) fn poll(i: usize) {
-    if i % POLL_EVERY == 0 && ARMED.with(Cell::get) {
+    if i & (POLL_EVERY - 1) == 0 && ARMED.with(Cell::get) {
         poll_now();
     }
 }
