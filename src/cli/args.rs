@@ -445,6 +445,11 @@ pub struct RunArgs {
     /// idioms.
     #[arg(long)]
     pub require_ok: bool,
+    /// No warning on stderr before a check estimated to take more than ten
+    /// minutes (looked for, by a few random walks, in runs of at most 8
+    /// tests without --timeout).
+    #[arg(long)]
+    pub no_estimate_warning: bool,
 }
 
 /// `ptxmc explain`.

@@ -22,12 +22,67 @@ fn state_text(s: &Value) -> String {
     }
 }
 
-/// The final states of a record, as a set (counts aside).
-fn states(r: &Record) -> BTreeSet<String> {
-    r.states_value()
-        .as_array()
-        .map(|a| a.iter().map(state_text).collect())
-        .unwrap_or_default()
+/// [`state_text`] of one state as written.
+fn state_text_of(raw: &[u8]) -> String {
+    serde_json::from_slice::<Value>(raw)
+        .map(|v| state_text(&v))
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// What of a state as written identifies it: its `"values":{...}` part
+/// (the count after it left out), as one writer prints it; the whole text
+/// when it has no count.
+fn values_part(raw: &[u8]) -> &[u8] {
+    const COUNT: &[u8] = b",\"count\":";
+    match raw.windows(COUNT.len()).rposition(|w| w == COUNT) {
+        Some(i) => &raw[..i],
+        None => raw,
+    }
+}
+
+/// A 128-bit hash of a state's values as written.
+fn raw_hash(raw: &[u8]) -> u128 {
+    use std::hash::{Hash, Hasher};
+    let half = |salt: u8| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        salt.hash(&mut h);
+        values_part(raw).hash(&mut h);
+        h.finish()
+    };
+    (u128::from(half(1)) << 64) | u128::from(half(2))
+}
+
+/// The distinct states of a record, as sorted hashes: one state in memory
+/// at a time, 16 bytes per state kept, nothing parsed.
+fn state_hashes(r: &Record) -> Result<Vec<u128>, String> {
+    let mut v = Vec::new();
+    r.each_state(&mut |raw| v.push(raw_hash(raw)))?;
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}
+
+/// The texts of the states of `r` whose hashes are in `only` (sorted):
+/// only those are parsed.
+fn texts_of(r: &Record, only: &[u128]) -> Result<BTreeSet<String>, String> {
+    let mut out = BTreeSet::new();
+    if only.is_empty() {
+        return Ok(out);
+    }
+    r.each_state(&mut |raw| {
+        if only.binary_search(&raw_hash(raw)).is_ok() {
+            out.insert(state_text_of(raw));
+        }
+    })?;
+    Ok(out)
+}
+
+/// Sorted `a` minus sorted `b`.
+fn minus(a: &[u128], b: &[u128]) -> Vec<u128> {
+    a.iter()
+        .filter(|x| b.binary_search(x).is_err())
+        .copied()
+        .collect()
 }
 
 fn field(r: &Record, k: &str) -> String {
@@ -40,7 +95,10 @@ fn field(r: &Record, k: &str) -> String {
 
 /// How `a` and `b` differ: one line per field that differs; for the final
 /// states, the counts then one line per state only one of them has.
-pub fn differences(a: &Record, b: &Record) -> Vec<String> {
+///
+/// The states are read twice, one at a time, never held: first as hashes
+/// (which states only one side has), then for the texts of those.
+pub fn differences(a: &Record, b: &Record) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for k in ["status", "condition_holds", "liveness_holds", "observation"] {
         let (x, y) = (field(a, k), field(b, k));
@@ -49,22 +107,31 @@ pub fn differences(a: &Record, b: &Record) -> Vec<String> {
         }
     }
     // The same text is the same states (one writer, sorted); only states
-    // that differ as text are parsed.
-    if a.states_text() == b.states_text() {
-        return out;
+    // that differ as text are read state by state.
+    if a.same_states(b)? {
+        return Ok(out);
     }
-    let (sa, sb) = (states(a), states(b));
-    if sa != sb {
+    let (ha, hb) = (state_hashes(a)?, state_hashes(b)?);
+    let (only_a, only_b) = (minus(&ha, &hb), minus(&hb, &ha));
+    let (ta, tb) = (texts_of(a, &only_a)?, texts_of(b, &only_b)?);
+    // (States written differently but equal as text are the same.)
+    let (ta, tb): (Vec<&String>, Vec<&String>) =
+        (ta.difference(&tb).collect(), tb.difference(&ta).collect());
+    if !ta.is_empty() || !tb.is_empty() {
         // Like diff: `<` only in the first file, `>` only in the second.
-        out.push(format!("states: {} | {}", sa.len(), sb.len()));
-        for st in sa.difference(&sb) {
+        let (na, nb) = (
+            ha.len() - (only_a.len() - ta.len()),
+            hb.len() - (only_b.len() - tb.len()),
+        );
+        out.push(format!("states: {na} | {nb}"));
+        for st in ta {
             out.push(format!("  < {st}"));
         }
-        for st in sb.difference(&sa) {
+        for st in tb {
             out.push(format!("  > {st}"));
         }
     }
-    out
+    Ok(out)
 }
 
 fn keyed(records: Vec<Record>, by_name: bool) -> BTreeMap<String, Record> {
@@ -148,7 +215,13 @@ pub fn run(args: &CompareArgs) -> u8 {
     for (k, ra) in &a {
         let Some(rb) = b.get(k) else { continue };
         common += 1;
-        let d = differences(ra, rb);
+        let d = match differences(ra, rb) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_ERROR;
+            }
+        };
         if d.is_empty() {
             continue;
         }

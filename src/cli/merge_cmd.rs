@@ -76,7 +76,10 @@ pub fn run(args: &MergeArgs) -> u8 {
         let stdout = std::io::stdout();
         let mut out = stdout.lock();
         for r in &merged {
-            let _ = writeln!(out, "{}", r.line);
+            if let Err(e) = r.write_line(&mut out).and_then(|()| out.write_all(b"\n")) {
+                eprintln!("error: {}: {e}", r.file);
+                return EXIT_ERROR;
+            }
         }
     } else if let Some(p) = &args.output {
         if let Err(e) = results::write_atomically(p, &merged) {

@@ -2,11 +2,13 @@
 //! back for `--resume`, `merge`, `compare`, the summary and expectations.
 
 use super::expect::{self, Property, Row};
+use super::result_lines::{self, Body, Lines, LONG_LINE};
 use super::stats;
 use serde_json::Value;
 use std::fmt::Display;
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// One test's result.
 #[derive(Clone, Debug)]
@@ -23,6 +25,21 @@ pub struct Record {
     pub value: Value,
     /// Where the `states` array is in `line` (bytes), when it has one.
     states: Option<(usize, usize)>,
+    /// Where the line is in its file, for a line too long to hold
+    /// ([`result_lines::LONG_LINE`]): `line` is then empty, and `value` was
+    /// parsed from the line without its states.
+    in_file: Option<InFile>,
+}
+
+/// A long line left in its file.
+#[derive(Clone, Debug)]
+struct InFile {
+    path: Arc<PathBuf>,
+    /// Byte offset and length (no newline) of the line.
+    start: u64,
+    len: u64,
+    /// `[start, end)` of its states array in the file.
+    states: Option<(u64, u64)>,
 }
 
 /// The byte range of the top-level `"states":[...]` array's value in a
@@ -83,17 +100,80 @@ impl Record {
             line,
             value,
             states,
+            in_file: None,
         })
     }
 
-    /// The `states` array as written (`[...]`), or `[]`.
+    /// The record of a long line: its head (the line with `"states":[]`)
+    /// parsed, the rest left in the file `path`.
+    fn parse_long(
+        head: &str,
+        path: &Arc<PathBuf>,
+        start: u64,
+        len: u64,
+        states: Option<(u64, u64)>,
+    ) -> Result<Record, String> {
+        let mut r = Self::parse(head)?;
+        r.line = String::new();
+        r.states = None;
+        r.in_file = Some(InFile {
+            path: path.clone(),
+            start,
+            len,
+            states,
+        });
+        Ok(r)
+    }
+
+    /// The `states` array as written (`[...]`), or `[]`, for a record that
+    /// holds its line (see [`Record::states_reader`] for any record).
     pub fn states_text(&self) -> &str {
         self.states.map_or("[]", |(a, b)| &self.line[a..b])
     }
 
-    /// The final states, parsed (for a comparison that found them different).
-    pub fn states_value(&self) -> Value {
-        serde_json::from_str(self.states_text()).unwrap_or(Value::Null)
+    /// A reader of the `states` array as written, from memory or from the
+    /// file of a long line.
+    pub fn states_reader(&self) -> std::io::Result<Box<dyn BufRead + '_>> {
+        match &self.in_file {
+            Some(InFile {
+                path,
+                states: Some((a, b)),
+                ..
+            }) => Ok(Box::new(result_lines::range_reader(path, *a, b - a)?)),
+            _ => Ok(Box::new(self.states_text().as_bytes())),
+        }
+    }
+
+    /// Hands each final state, as written (`{"values":...}`), to `f`, one
+    /// at a time.
+    pub fn each_state(&self, f: &mut dyn FnMut(&[u8])) -> Result<(), String> {
+        let mut r = self.states_reader().map_err(|e| self.io_error(e))?;
+        result_lines::each_element(&mut *r, f).map_err(|e| self.io_error(e))
+    }
+
+    /// Whether two records' states are written the same.
+    pub fn same_states(&self, o: &Record) -> Result<bool, String> {
+        if self.in_file.is_none() && o.in_file.is_none() {
+            return Ok(self.states_text() == o.states_text());
+        }
+        let mut a = self.states_reader().map_err(|e| self.io_error(e))?;
+        let mut b = o.states_reader().map_err(|e| o.io_error(e))?;
+        result_lines::same_bytes(&mut *a, &mut *b).map_err(|e| self.io_error(e))
+    }
+
+    /// Writes the line as read (no newline), from memory or from its file.
+    pub fn write_line(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        match &self.in_file {
+            Some(f) => result_lines::copy_range(&f.path, f.start, f.len, out),
+            None => out.write_all(self.line.as_bytes()),
+        }
+    }
+
+    fn io_error(&self, e: std::io::Error) -> String {
+        match &self.in_file {
+            Some(f) => format!("{}: {e}", f.path.display()),
+            None => format!("{}: {e}", self.file),
+        }
     }
 
     /// The record of a test checked now: `value` holds only the fields the
@@ -112,6 +192,7 @@ impl Record {
             line,
             value,
             states: None,
+            in_file: None,
         }
     }
 
@@ -151,9 +232,10 @@ impl Record {
         v
     }
 
-    /// Whether two records give the same result: every field but `time_ms`.
+    /// Whether two records give the same result: every field but `time_ms`
+    /// (a states array that cannot be read back is not the same).
     pub fn same_result(&self, o: &Record) -> bool {
-        self.states_text() == o.states_text() && self.timeless() == o.timeless()
+        self.timeless() == o.timeless() && self.same_states(o).unwrap_or(false)
     }
 
     /// Whether the file could not be read or parsed, or took the process
@@ -214,46 +296,71 @@ fn slim(mut r: Record) -> Record {
     }
     r.line = String::new();
     r.states = None;
+    r.in_file = None;
     r
 }
 
-fn load_with(path: &Path, mut each: Option<&mut dyn FnMut(Record)>) -> Result<Loaded, String> {
-    use std::io::BufRead;
+fn load_with(path: &Path, each: Option<&mut dyn FnMut(Record)>) -> Result<Loaded, String> {
+    load_lines(path, each, LONG_LINE)
+}
+
+/// [`load_with`], lines of `long` bytes or more scanned as they are read
+/// (tests use a small `long`).
+fn load_lines(
+    path: &Path,
+    mut each: Option<&mut dyn FnMut(Record)>,
+    long: usize,
+) -> Result<Loaded, String> {
     let err = |e: std::io::Error| format!("{}: {}", path.display(), e);
-    // Line by line: the file is never held whole besides its records.
-    let mut reader = std::io::BufReader::new(std::fs::File::open(path).map_err(err)?);
+    // Line by line, and a long line piece by piece: the file is never held
+    // whole, nor a long line, nor (for `load`) any line: a record kept
+    // says where its line is ([`Record::write_line`]).
+    let file = std::fs::File::open(path).map_err(err)?;
+    let mut lines = Lines::new(std::io::BufReader::with_capacity(1 << 16, file), long);
+    let shared = Arc::new(path.to_path_buf());
     let mut records = Vec::new();
     let (mut count, mut foreign) = (0usize, false);
     let (mut offset, mut good_len) = (0u64, 0u64);
     let mut pending: Option<(usize, String, u64)> = None;
-    let mut buf = Vec::new();
     let mut n = 0usize;
-    loop {
-        buf.clear();
-        let read = reader.read_until(b'\n', &mut buf).map_err(err)?;
-        if read == 0 {
-            break;
-        }
+    while let Some(raw) = lines.next_line().map_err(err)? {
         n += 1;
-        let start = offset;
-        offset += read as u64;
-        // The buffer becomes the record's line: no copy of a long line.
-        let mut line = String::from_utf8(std::mem::take(&mut buf))
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        while line.ends_with(['\n', '\r']) {
-            line.pop();
-        }
-        if line.trim().is_empty() {
-            if pending.is_none() {
-                good_len = offset;
+        let start = raw.start;
+        offset += raw.read;
+        let parsed = match raw.body {
+            Body::Whole(line) => {
+                if line.trim().is_empty() {
+                    if pending.is_none() {
+                        good_len = offset;
+                    }
+                    continue;
+                }
+                Record::parse_owned(line).map(|mut r| {
+                    if each.is_none() {
+                        // Kept: the line stays in the file.
+                        let len = r.line.len() as u64;
+                        let states = r.states.map(|(a, b)| (start + a as u64, start + b as u64));
+                        r.line = String::new();
+                        r.states = None;
+                        r.in_file = Some(InFile {
+                            path: shared.clone(),
+                            start,
+                            len,
+                            states,
+                        });
+                    }
+                    r
+                })
             }
-            continue;
-        }
+            Body::Long { head, len, states } => {
+                Record::parse_long(&head, &shared, start, len, states)
+            }
+        };
         if let Some((i, e, _)) = pending.take() {
             // A broken line with more after it: not a cut last line.
             return Err(format!("{}:{}: {}", path.display(), i, e));
         }
-        match Record::parse_owned(line) {
+        match parsed {
             Ok(r) => {
                 count += 1;
                 foreign |= r.value.get("status").and_then(Value::as_str).is_none();
@@ -305,7 +412,8 @@ pub fn write_atomically(path: &Path, records: &[Record]) -> std::io::Result<()> 
     {
         let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
         for r in records {
-            writeln!(f, "{}", r.line)?;
+            r.write_line(&mut f)?;
+            f.write_all(b"\n")?;
         }
         f.flush()?;
     }
@@ -321,29 +429,22 @@ pub fn write_atomically(path: &Path, records: &[Record]) -> std::io::Result<()> 
 /// per record (its file and byte range), not the lines: each line is copied
 /// from the file.
 pub fn rewrite_sorted(path: &Path, drop: &std::collections::HashSet<usize>) -> std::io::Result<()> {
-    use std::io::{BufRead, Read, Seek, SeekFrom};
+    use std::io::{Read, Seek, SeekFrom};
     let mut index: Vec<(String, u64, u64)> = Vec::new();
     {
-        let mut reader = std::io::BufReader::new(std::fs::File::open(path)?);
-        let (mut buf, mut offset, mut n) = (Vec::new(), 0u64, 0usize);
-        loop {
-            buf.clear();
-            let read = reader.read_until(b'\n', &mut buf)? as u64;
-            if read == 0 {
-                break;
-            }
-            let start = offset;
-            offset += read;
-            let text = String::from_utf8_lossy(&buf);
-            let line = text.trim_end_matches(['\n', '\r']);
-            if line.trim().is_empty() {
-                continue;
-            }
+        let file = std::fs::File::open(path)?;
+        let mut lines = Lines::new(std::io::BufReader::with_capacity(1 << 16, file), LONG_LINE);
+        let mut n = 0usize;
+        while let Some(raw) = lines.next_line()? {
+            let (file, len) = match &raw.body {
+                Body::Whole(line) if line.trim().is_empty() => continue,
+                Body::Whole(line) => (file_field(line), line.len() as u64),
+                Body::Long { head, len, .. } => (file_field(head), *len),
+            };
             let keep = !drop.contains(&n);
             n += 1;
             if keep {
-                let file = file_field(line).unwrap_or_default();
-                index.push((file, start, line.len() as u64));
+                index.push((file.unwrap_or_default(), raw.start, len));
             }
         }
     }
@@ -692,7 +793,13 @@ mod tests {
             r.states_text(),
             r#"[{"values":{"x[1]":1,"q\"]":2},"count":3}]"#
         );
-        assert_eq!(r.states_value()[0]["count"], 3);
+        let mut counts = Vec::new();
+        r.each_state(&mut |raw| {
+            let v: Value = serde_json::from_slice(raw).unwrap_or_default();
+            counts.push(v["count"].as_u64());
+        })
+        .expect("walks");
+        assert_eq!(counts, [Some(3)]);
         let other = Record::parse(&line.replace("\"count\":3", "\"count\":4")).expect("parses");
         assert!(!r.same_result(&other));
         let later = Record::parse(&line.replace("1.5", "2.5")).expect("parses");

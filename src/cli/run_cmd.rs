@@ -82,6 +82,8 @@ struct Job<'a> {
     markers: Option<&'a Markers>,
     /// `--split K/N` (`split_parts.rs`).
     split: Option<(u32, u32)>,
+    /// Threads, when a long check is warned about first (`long_run.rs`).
+    warn_long: Option<usize>,
 }
 
 fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
@@ -93,6 +95,7 @@ fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
         unreadable,
         markers,
         split,
+        warn_long,
     } = job;
     if let Some(m) = markers {
         m.start(file);
@@ -148,6 +151,11 @@ fn check_file(index: usize, file: &Path, job: Job<'_>) -> Done {
             Ok(test) => {
                 let t1 = Instant::now();
                 phases.parse = t1 - t0;
+                if let Some(w) =
+                    warn_long.and_then(|j| super::long_run::warning(file, &test, opts, j))
+                {
+                    eprintln!("{w}");
+                }
                 let mut report = ptxmc_checker::check(&test, opts);
                 phases.check = t1.elapsed();
                 if let Some(g) = graph {
@@ -589,6 +597,8 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
             unreadable: &unreadable,
             markers: markers.as_ref(),
             split,
+            warn_long: super::long_run::wanted(todo.len(), &opts, args.no_estimate_warning)
+                .then_some(jobs),
         };
         spawn_workers(scope, &todo, jobs, job, tx)?;
         loop {

@@ -25,7 +25,7 @@ use crate::explore::brute::{self, Visit};
 use crate::explore::candidate::{fence_sc_orders, Ending};
 use crate::explore::outcome::{final_write_options, next_pick, Valuation};
 use crate::explore::Budget;
-use crate::model::{self, Axiom};
+use crate::model::{self, Axiom, Violation};
 use crate::relation::BitMatrix;
 use crate::report::{Options, Status};
 use ptxmc_frontend::ir::{Prop, Term, Test};
@@ -87,7 +87,16 @@ pub(super) fn collect(
         decided: false,
     };
     let mut visit = |v: Visit<'_>| -> Result<bool, Status> { c.visit(v) };
+    let interrupted = crate::model::interrupt::interruptions();
     let status = brute::candidates(test, opts, budget, true, &mut visit);
+    // A check stopped at the deadline decided nothing (`model/interrupt.rs`):
+    // the reasons found are real, the list is not complete.
+    let status = match status {
+        Status::Ok if crate::model::interrupt::interruptions() != interrupted => {
+            Status::Limit(timeout_text(opts))
+        }
+        s => s,
+    };
     let ex = c.ex;
     // Reasons of complete candidates first, then the shortest cycles.
     ex.reasons
@@ -101,6 +110,20 @@ pub(super) fn collect(
         Status::Limit(m) => Err(m),
         other => Err(format!("{}: {}", other.name(), status_text(&other))),
     }
+}
+
+/// The message of a phase stopped by `opts.timeout`.
+pub(super) fn timeout_text(opts: &Options) -> String {
+    format!(
+        "timeout after {:.3} s",
+        opts.timeout.unwrap_or_default().as_secs_f64()
+    )
+}
+
+/// Whether `v` is the answer of a check stopped at its deadline (no
+/// witness: not a reason).
+fn interrupted(v: &Violation) -> bool {
+    v.events.is_empty()
 }
 
 fn status_text(s: &Status) -> String {
@@ -158,7 +181,10 @@ impl Collector<'_> {
         };
         let axiom = fences.iter().find_map(|f| {
             g.fence_sc.clone_from(f);
-            model::check(&g).err().map(|v| v.axiom)
+            model::check(&g)
+                .err()
+                .filter(|v| !interrupted(v))
+                .map(|v| v.axiom)
         });
         if let Some(a) = axiom {
             let u = &mut self.ex.undecided;
@@ -287,6 +313,9 @@ impl Collector<'_> {
                     }
                     return false;
                 };
+                if interrupted(&violation) {
+                    continue;
+                }
                 let steps = label_violation(&g, &violation);
                 let r = Rejection {
                     fence_sc: f.clone(),

@@ -141,12 +141,18 @@ fn explore_all(
     }
     let mut paths = Vec::new();
     for code in &codes {
-        let p = traces::enumerate(code, test, opts.unroll, MAX_PATHS).map_err(|_| {
-            Status::Limit(format!(
-                "more than {MAX_PATHS} paths (or a path too long) in P{}",
-                code.thread().index()
-            ))
-        })?;
+        let p = traces::enumerate(code, test, opts.unroll, MAX_PATHS, budget.deadline).map_err(
+            |e| match e {
+                traces::Stopped::Deadline => Status::Limit(format!(
+                    "timeout after {:.3} s",
+                    opts.timeout.unwrap_or_default().as_secs_f64()
+                )),
+                traces::Stopped::TooMany(_) => Status::Limit(format!(
+                    "more than {MAX_PATHS} paths (or a path too long) in P{}",
+                    code.thread().index()
+                )),
+            },
+        )?;
         paths.push(p);
     }
     if paths.iter().any(Vec::is_empty) {

@@ -264,6 +264,18 @@ pub(crate) fn estimate(
     w: &Walk,
     walk: &mut dyn FnMut(&mut Outcomes, &mut Budget) -> Status,
 ) -> Status {
+    estimate_walks(opts, budget, out, w, MAX_WALKS, walk)
+}
+
+/// [`estimate`] with at most `max_walks` walks.
+fn estimate_walks(
+    opts: &Options,
+    budget: &mut Budget,
+    out: &Outcomes,
+    w: &Walk,
+    max_walks: u64,
+    walk: &mut dyn FnMut(&mut Outcomes, &mut Budget) -> Status,
+) -> Status {
     let start = Instant::now();
     budget.max_executions = None;
     let mut rng = opts.seed;
@@ -276,7 +288,7 @@ pub(crate) fn estimate(
         Mean::default(),
     );
     let mut visited = 0u64;
-    while total.n < MAX_WALKS {
+    while total.n < max_walks {
         w.reset(next(&mut rng));
         let mut o = out.fork();
         let t0 = Instant::now();
@@ -330,6 +342,40 @@ pub(crate) fn estimate(
         time_ms: round(time.mean * 1000.0),
         walk_ms: round(start.elapsed().as_secs_f64() * 1000.0),
     }))
+}
+
+/// A rough estimate from `walks` walks, for a warning before a long run
+/// (`ptxmc run`): `None` for a test the DPOR explorer does not check as it
+/// is (unsupported constructs, kernels, partial overlaps), or when
+/// `opts.timeout` (which bounds the walks) passes first. Knuth's estimator
+/// is unbiased whatever the number of walks; few walks make it noisy, and
+/// on trees of uneven shape it tends to underestimate (the rare deep
+/// subtrees are seldom walked), so a warning from it errs on the quiet side.
+pub fn quick(test: &ptxmc_frontend::ir::Test, opts: &Options, walks: u64) -> Option<Estimate> {
+    if super::unsupported(test).is_some() || super::rewritten(test).is_some() {
+        return None;
+    }
+    let mut budget = Budget::new(opts, Instant::now());
+    let mut out = Outcomes::new(test);
+    let walks = walks.max(1);
+    let status = super::with_dpor(
+        test,
+        opts,
+        &mut budget,
+        &mut out,
+        &mut |dpor, budget, out| {
+            let dpor = dpor.with_walk(Walk::new(0));
+            let Some(w) = dpor.walk() else {
+                return Status::Unsupported("internal: no walk".into());
+            };
+            estimate_walks(opts, budget, out, w, walks, &mut |o, b| dpor.run(o, b))
+        },
+    );
+    crate::model::interrupt::set_deadline(None);
+    match status {
+        Status::Estimate(e) => Some(*e),
+        _ => None,
+    }
 }
 
 /// The estimator, as a strategy.

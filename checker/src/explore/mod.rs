@@ -45,7 +45,12 @@ use std::time::{Duration, Instant};
 /// steps are slow (graphs of thousands of events, where one consistency
 /// check takes milliseconds) it looks at every step, so that the limit is
 /// met within one step.
-#[derive(Clone, Debug)]
+///
+/// A long consistency check looks at the deadline itself
+/// (`model/interrupt.rs`): each tick hands this budget's deadline to the
+/// checks of its thread, and a clone (a budget handed to another worker)
+/// looks at the clock on its first step.
+#[derive(Debug)]
 pub(crate) struct Budget {
     deadline: Option<Instant>,
     timeout: Option<Duration>,
@@ -66,9 +71,26 @@ const TICK_EVERY: u32 = 64;
 /// Time between two looks at the clock past which the clock is read at every step.
 const SLOW_STEPS: Duration = Duration::from_millis(2);
 
+impl Clone for Budget {
+    fn clone(&self) -> Self {
+        Self {
+            deadline: self.deadline,
+            timeout: self.timeout,
+            max_executions: self.max_executions,
+            max_memory: self.max_memory,
+            memory_look: self.memory_look,
+            last: None,
+            // The first step on the worker that gets the clone ticks, and
+            // so sets the deadline of that thread's checks before any check.
+            every: 1,
+        }
+    }
+}
+
 impl Budget {
     pub(crate) fn new(opts: &Options, start: Instant) -> Self {
         let deadline = opts.timeout.and_then(|t| start.checked_add(t));
+        crate::model::interrupt::set_deadline(deadline);
         let max_memory = memory::limit();
         Self {
             deadline,
@@ -99,7 +121,9 @@ impl Budget {
     /// Fails once the time is up, or the process's resident memory is over
     /// the memory limit (looked at once per [`memory::LOOK_EVERY`]).
     pub fn tick(&mut self, _out: &Outcomes) -> Result<(), Status> {
+        crate::model::interrupt::set_deadline(self.deadline);
         if self.deadline.is_none() && self.max_memory.is_none() {
+            self.every = TICK_EVERY;
             return Ok(());
         }
         let now = Instant::now();
@@ -183,15 +207,32 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
     out.want_witness(opts.witness && prepared.test.is_none() && api.is_none());
     out.set_sizes(prepared.info.clone());
     let mut budget = Budget::new(opts, start);
+    out.set_deadline(budget.deadline);
     let job = strategy::Job {
         test: run,
         opts,
         prune,
     };
+    let interrupted = crate::model::interrupt::interruptions();
     let mut status = opts
         .strategy
         .explorer()
         .explore(&job, &mut budget, &mut out);
+    // A consistency check stopped at the deadline answered "inconsistent"
+    // without deciding (`model/interrupt.rs`), or a part's states were left
+    // out past the deadline (`Outcomes::merge`): no verdict then. (Another
+    // test's interruption is told apart by this test's deadline.)
+    let interrupted = crate::model::interrupt::interruptions() != interrupted;
+    if (interrupted || out.late)
+        && !matches!(status, Status::Limit(_) | Status::Unsupported(_))
+        && budget.deadline.is_some_and(|d| Instant::now() >= d)
+    {
+        status = Status::Limit(format!(
+            "timeout after {:.3} s",
+            opts.timeout.unwrap_or_default().as_secs_f64()
+        ));
+    }
+    crate::model::interrupt::set_deadline(None);
     // A race found is a definite answer even when a limit stopped the
     // exploration (the states are then those of the executions explored).
     if let Some(msg) = out.undefined() {

@@ -11,7 +11,7 @@ use crate::sizes::{Finding, SizeInfo};
 use ptxmc_frontend::ir::{PhysId, Prop, Quantifier, Term, Test};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The final values of one outcome: registers per thread, memory per physical location.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -216,6 +216,12 @@ pub(crate) struct Outcomes {
     undefined: Option<Finding>,
     /// Statistics (the explorer updates them directly).
     pub stats: Stats,
+    /// The deadline of the check (copied by [`Self::fork`]): past it, the
+    /// states of a finished part are not merged ([`Self::merge`]).
+    deadline: Option<Instant>,
+    /// Whether some part's states were left out past the deadline: the
+    /// check then ends with status `limit` (`explore::check_pruning`).
+    pub(crate) late: bool,
 }
 
 impl Outcomes {
@@ -234,6 +240,8 @@ impl Outcomes {
             sizes: None,
             undefined: None,
             stats: Stats::default(),
+            deadline: None,
+            late: false,
         }
     }
 
@@ -441,7 +449,14 @@ impl Outcomes {
             sizes: self.sizes.clone(),
             undefined: None,
             stats: Stats::default(),
+            deadline: self.deadline,
+            late: false,
         }
+    }
+
+    /// Sets the deadline of the check ([`Self::merge`]).
+    pub(crate) fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
     }
 
     /// Folds in what a worker found in the part of the search that comes
@@ -450,12 +465,31 @@ impl Outcomes {
     /// one's when it has one. Merging the parts in search order gives exactly
     /// what one sequential exploration gives, whatever the number of workers.
     pub(crate) fn merge(&mut self, later: Outcomes) {
-        if self.states.is_empty() {
-            self.states = later.states;
-        } else {
-            for (state, n) in later.states {
+        let mut small = later.states;
+        // The smaller set goes into the larger: the parts of a parallel
+        // search are merged as they end, often after the deadline, and a
+        // worker that found most states must not be copied into one that
+        // found few.
+        if small.len() > self.states.len() {
+            std::mem::swap(&mut self.states, &mut small);
+        }
+        self.late |= later.late;
+        if small.is_empty() {
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            // Past the deadline the states of the larger part are what is
+            // known (merging millions of states would hold the answer back);
+            // the check is then stopped by the time limit, whatever else it
+            // found.
+            self.late = true;
+        } else if small.len().saturating_mul(16) < self.states.len() {
+            for (state, n) in small {
                 *self.states.entry(state).or_insert(0) += n;
             }
+        } else {
+            // Two sets of similar size: one pass over both, in key order,
+            // and a map built from the sorted result.
+            let big = std::mem::take(&mut self.states);
+            self.states = merge_sorted(big, small).into_iter().collect();
         }
         self.positive += later.positive;
         self.negative += later.negative;
@@ -480,8 +514,8 @@ impl Outcomes {
     }
 }
 
-/// What a piece of a part counts: the data [`Outcomes::merge`]; the parts of a split
-/// exploration (`explore/split.rs`) carry it reads.
+/// What a piece of a part counts: the data [`Outcomes::merge`] reads, which
+/// the parts of a split exploration (`explore/split.rs`) carry.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Tally {
     /// Final states (values of the terms) with their counts, sorted.
@@ -498,6 +532,34 @@ pub struct Tally {
     pub undefined: Option<((u32, u32, u32, u32), String)>,
     /// Statistics.
     pub stats: Stats,
+}
+
+/// The states of `a` and `b` in key order, the counts of a state in both
+/// added.
+fn merge_sorted(
+    a: BTreeMap<Box<[i64]>, u64>,
+    b: BTreeMap<Box<[i64]>, u64>,
+) -> Vec<(Box<[i64]>, u64)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some((x, _)), Some((y, _))) => match x.cmp(y) {
+                std::cmp::Ordering::Less => a.next(),
+                std::cmp::Ordering::Greater => b.next(),
+                std::cmp::Ordering::Equal => {
+                    let (k, m) = a.next().unwrap_or_default();
+                    let n = b.next().map_or(0, |(_, n)| n);
+                    Some((k, m + n))
+                }
+            },
+            (Some(_), None) => a.next(),
+            (None, Some(_)) => b.next(),
+            (None, None) => break,
+        };
+        out.extend(next);
+    }
+    out
 }
 
 /// What the parts of a split exploration carry (`explore/split.rs`).
@@ -559,5 +621,46 @@ mod tests {
         let b = two.into_report(&test, Status::Ok, Duration::ZERO);
         assert_eq!(a, b);
         assert_eq!((b.positive, b.negative, b.states.len()), (2, 2, 3));
+    }
+
+    /// Merging the states of two sets gives the counts of both, whichever
+    /// is larger and however much they overlap.
+    #[test]
+    fn merged_states_add_their_counts() {
+        let set = |keys: &[(i64, u64)]| -> BTreeMap<Box<[i64]>, u64> {
+            keys.iter().map(|&(k, n)| (vec![k].into(), n)).collect()
+        };
+        let small = [(1, 1), (5, 2)];
+        let overlapping = [(0, 1), (1, 3), (2, 1), (4, 1), (5, 1), (9, 9)];
+        let mut many: Vec<(i64, u64)> = (0..100).map(|k| (k, 1)).collect();
+        many.push((200, 1));
+        for (a, b) in [
+            (&small[..], &overlapping[..]),
+            (&overlapping[..], &small[..]),
+            (&small[..], &many[..]),
+            (&many[..], &overlapping[..]),
+            (&[][..], &small[..]),
+        ] {
+            let mut want = set(a);
+            for (k, n) in set(b) {
+                *want.entry(k).or_insert(0) += n;
+            }
+            let test = ptxmc_frontend::parse(
+                "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x == 1)",
+            )
+            .expect("parses");
+            let mut x = Outcomes::new(&test);
+            let mut y = Outcomes::new(&test);
+            x.states = set(a);
+            y.states = set(b);
+            x.merge(y);
+            assert_eq!(x.states, want);
+            assert_eq!(
+                merge_sorted(set(a), set(b))
+                    .into_iter()
+                    .collect::<BTreeMap<_, _>>(),
+                want
+            );
+        }
     }
 }

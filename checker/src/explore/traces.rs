@@ -56,14 +56,35 @@ const MAX_EVENTS: usize = 100_000;
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) struct TooManyPaths;
 
+/// Why [`enumerate`] stopped.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Stopped {
+    /// Too many paths, or a path too long.
+    TooMany(TooManyPaths),
+    /// The deadline passed (a thread with hundreds of thousands of paths
+    /// takes seconds to enumerate).
+    Deadline,
+}
+
+impl From<TooManyPaths> for Stopped {
+    fn from(t: TooManyPaths) -> Self {
+        Stopped::TooMany(t)
+    }
+}
+
+/// Paths finished between two looks at the clock (a power of two).
+const CLOCK_EVERY: usize = 256;
+const _: () = assert!(CLOCK_EVERY.is_power_of_two());
+
 /// Every path of the thread of `code`, at most `max` of them (each of at most
-/// `MAX_EVENTS` events).
+/// `MAX_EVENTS` events), stopping once `deadline` has passed.
 pub(crate) fn enumerate(
     code: &ThreadCode,
     test: &Test,
     unroll: u32,
     max: usize,
-) -> Result<Vec<Trace>, TooManyPaths> {
+    deadline: Option<std::time::Instant>,
+) -> Result<Vec<Trace>, Stopped> {
     let start = Trace {
         events: Vec::new(),
         write_values: Vec::new(),
@@ -75,6 +96,11 @@ pub(crate) fn enumerate(
     let mut stack = vec![(ThreadState::<Sym>::new(code, test, unroll), start)];
     let mut out = Vec::new();
     while let Some((mut st, mut tr)) = stack.pop() {
+        if out.len() & (CLOCK_EVERY - 1) == 0
+            && deadline.is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            return Err(Stopped::Deadline);
+        }
         loop {
             match st.next(code) {
                 Next::Event(ev) => {
@@ -90,7 +116,7 @@ pub(crate) fn enumerate(
                     ) && barrier.as_ref().is_some_and(|(_, c)| c.is_some());
                     let is_read = ev.is_read();
                     if tr.events.len() >= MAX_EVENTS {
-                        return Err(TooManyPaths);
+                        return Err(TooManyPaths.into());
                     }
                     tr.events.push(ev);
                     tr.write_values.push(write);

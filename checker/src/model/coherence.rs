@@ -35,21 +35,28 @@ impl Coherence {
         let mut generator = exec.co.clone();
         debug_assert_eq!(generator.len(), n);
         let writes: Vec<EventId> = exec.ids().filter(|&w| exec.event(w).is_write()).collect();
-        for &i in &writes {
+        // The other writes of each location, so that a graph of thousands
+        // of locations costs its writes, not their square.
+        let mut by_loc: std::collections::HashMap<_, Vec<EventId>> =
+            std::collections::HashMap::new();
+        for &w in &writes {
+            let e = exec.event(w);
+            if !e.is_init() {
+                by_loc.entry(e.loc().map(|l| l.phys)).or_default().push(w);
+            }
+        }
+        for (k, &i) in writes.iter().enumerate() {
+            super::interrupt::poll(k);
             let ei = exec.event(i);
             if !ei.is_init() {
                 continue;
             }
-            for &w in &writes {
-                if w != i
-                    && !exec.event(w).is_init()
-                    && ei.loc().map(|l| l.phys) == exec.event(w).loc().map(|l| l.phys)
-                {
-                    generator.insert(i, w);
-                }
+            for &w in by_loc.get(&ei.loc().map(|l| l.phys)).into_iter().flatten() {
+                generator.insert(i, w);
             }
         }
-        for &w in &writes {
+        for (k, &w) in writes.iter().enumerate() {
+            super::interrupt::poll(k);
             let phys = exec.event(w).loc().map(|l| l.phys);
             // A causality cycle through W alone (W before itself) is left to
             // the axioms about what closes the cycle (Fence-SC, Causality).
