@@ -747,7 +747,9 @@ impl<'a> Dpor<'a> {
                 choices.retain(|c| match *c {
                     Source::Write(w, _) => {
                         let w = w.index();
-                        !st.writes_to_loc_of(w).and(&preceding).meets(parent.co_row(w))
+                        !st.writes_to_loc_of(w)
+                            .and(&preceding)
+                            .meets(parent.co_row(w))
                     }
                     Source::Value(_) | Source::Later => true,
                 });

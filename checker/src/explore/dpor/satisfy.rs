@@ -71,7 +71,9 @@ impl Dpor<'_> {
         let mut out = 0u64;
         let after = s.derived.base_row(r.index());
         let events = after.iter().enumerate().flat_map(|(k, &w)| {
-            (0..64).filter(move |b| w >> b & 1 == 1).map(move |b| 64 * k + b)
+            (0..64)
+                .filter(move |b| w >> b & 1 == 1)
+                .map(move |b| 64 * k + b)
         });
         for x in events {
             let Some(u) = s.exec.events.get(x).and_then(|e| e.thread) else {

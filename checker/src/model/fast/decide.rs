@@ -37,7 +37,25 @@ pub(crate) struct DerivedW<const W: usize> {
 }
 
 impl<const W: usize> DerivedW<W> {
-    /// Copies the first `n` rows of the relations of `other`.
+    /// Copies the first `n` rows of the relations of `other`, of the same
+    /// width (a copy of memory).
+    pub(crate) fn copy_same(&mut self, other: &Self, n: usize) {
+        self.ensure(n);
+        for (dst, src) in [
+            (&mut self.rf, &other.rf),
+            (&mut self.obs, &other.obs),
+            (&mut self.sync, &other.sync),
+            (&mut self.base, &other.base),
+            (&mut self.causality, &other.causality),
+            (&mut self.co, &other.co),
+            (&mut self.fr, &other.fr),
+        ] {
+            dst[..n].copy_from_slice(&src[..n]);
+        }
+    }
+
+    /// Copies the first `n` rows of the relations of `other`, of any width
+    /// whose sets hold them.
     pub(crate) fn copy_from<const V: usize>(&mut self, other: &DerivedW<V>, n: usize) {
         self.ensure(n);
         for (dst, src) in [
@@ -72,7 +90,12 @@ impl<const W: usize> DerivedW<W> {
     }
 
     /// Makes every relation at least `n` rows long.
+    #[inline]
     pub(super) fn ensure(&mut self, n: usize) {
+        // invariant: every relation has as many rows as `rf`.
+        if self.rf.len() >= n {
+            return;
+        }
         for rows in [
             &mut self.rf,
             &mut self.obs,
@@ -86,7 +109,10 @@ impl<const W: usize> DerivedW<W> {
             &mut self.scratch_c,
         ] {
             if rows.len() < n {
-                rows.resize(n, Set::EMPTY);
+                // At full width: the kernels cut each relation to exactly
+                // `Set::<W>::CAPACITY` rows, so that indexes taken from a set
+                // need no bounds check.
+                rows.resize(n.max(Set::<W>::CAPACITY), Set::EMPTY);
             }
         }
     }
@@ -117,6 +143,21 @@ pub(crate) fn decide_w<const W: usize>(
         scratch_c,
         space,
     } = d;
+    let cap = Set::<W>::CAPACITY;
+    let (rf, obs, sync, base, causality, co, fr) = (
+        &mut rf[..cap],
+        &mut obs[..cap],
+        &mut sync[..cap],
+        &mut base[..cap],
+        &mut causality[..cap],
+        &mut co[..cap],
+        &mut fr[..cap],
+    );
+    let (scratch_a, scratch_b, scratch_c) = (
+        &mut scratch_a[..cap],
+        &mut scratch_b[..cap],
+        &mut scratch_c[..cap],
+    );
     // Reads-from (8.9.7 item 1): W -> R.
     rf[..n].fill(Set::EMPTY);
     for (r, w) in exec.rf.iter().enumerate() {
@@ -391,6 +432,27 @@ pub(crate) fn add_read_w<const W: usize>(
         fr,
         ..
     } = d;
+    // (Every row slice cut to `n`: the indexes below are then known in
+    // bounds.)
+    let cap = Set::<W>::CAPACITY;
+    let (rf, obs, sync, base, causality, co, fr) = (
+        &mut rf[..cap],
+        &mut obs[..cap],
+        &mut sync[..cap],
+        &mut base[..cap],
+        &mut causality[..cap],
+        &mut co[..cap],
+        &mut fr[..cap],
+    );
+    let (po, ms, rmw, rel_writes, acq_last, direct, same_loc) = (
+        &st.po[..n],
+        &st.ms[..n],
+        &st.rmw[..n],
+        &st.rel_writes[..n],
+        &st.acq_last[..n],
+        &st.direct[..n],
+        &st.same_loc[..n],
+    );
     rf[r] = Set::EMPTY;
     obs[r] = Set::EMPTY;
     sync[r] = Set::EMPTY;
@@ -408,9 +470,9 @@ pub(crate) fn add_read_w<const W: usize>(
         fr[r] = co[w];
         // Observation (8.9.2): chains that end by r reading from w morally
         // strongly, directly or through the RMW whose write half is w.
-        if st.ms[w].has(r) {
+        if ms[w].has(r) {
             obs[w] |= b;
-            if let Some(x) = (st.reads).iter().find(|&x| st.rmw[x].has(w)) {
+            if let Some(x) = (st.reads).iter().find(|&x| rmw[x].has(w)) {
                 for row in obs[..r].iter_mut() {
                     if row.has(x) {
                         *row |= b;
@@ -422,10 +484,10 @@ pub(crate) fn add_read_w<const W: usize>(
     // Synchronization (8.9.4 item 4) into r: release patterns whose write
     // is observed by the read of an acquire pattern ending at r.
     for first in 0..r {
-        let writes = st.rel_writes[first];
-        if !writes.is_empty() && st.ms[first].has(r) {
+        let writes = rel_writes[first];
+        if !writes.is_empty() && ms[first].has(r) {
             let observed = union_rows(obs, writes);
-            if union_rows(&st.acq_last, observed).has(r) {
+            if union_rows(acq_last, observed).has(r) {
                 sync[first] |= b;
             }
         }
@@ -434,7 +496,7 @@ pub(crate) fn add_read_w<const W: usize>(
     // synchronization predecessors.
     let mut preds = Set::<W>::EMPTY;
     for x in 0..r {
-        if (st.po[x] | sync[x]).has(r) {
+        if (po[x] | sync[x]).has(r) {
             preds |= bit(x);
         }
     }
@@ -449,7 +511,7 @@ pub(crate) fn add_read_w<const W: usize>(
     let mut pcol = Set::<W>::EMPTY;
     for x in 0..r {
         let into_r = if st.thread_mem.has(x) {
-            base[x] & st.direct[x] & b
+            base[x] & direct[x] & b
         } else {
             base[x] & b
         };
@@ -464,7 +526,7 @@ pub(crate) fn add_read_w<const W: usize>(
     }
     // Causality (8.10.6): r must not from-read a write that precedes it
     // (it cannot precede the write it reads from: nothing follows r).
-    let overlapping = fr[r] & st.same_loc[r];
+    let overlapping = fr[r] & same_loc[r];
     if (overlapping).iter().any(|w| causality[w].has(r)) {
         return Decision::Inconsistent;
     }
@@ -473,11 +535,11 @@ pub(crate) fn add_read_w<const W: usize>(
     // new cycle leaves r by a from-read to a morally strong write of its
     // location and comes back to r: a search from those writes, over the
     // relation with r, that stops when it reaches r.
-    let out = fr[r] & st.ms[r] & st.same_loc[r] & st.thread_mem;
+    let out = fr[r] & ms[r] & same_loc[r] & st.thread_mem;
     if !out.is_empty() {
         let loc_row = |a: usize| {
             let com = rf[a] | co[a] | fr[a];
-            (st.po[a] | (st.ms[a] & com)) & st.same_loc[a] & st.thread_mem
+            (po[a] | (ms[a] & com)) & same_loc[a] & st.thread_mem
         };
         let mut reached = out;
         let mut frontier = out;
@@ -495,4 +557,3 @@ pub(crate) fn add_read_w<const W: usize>(
     }
     Decision::Consistent
 }
-

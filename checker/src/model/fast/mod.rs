@@ -40,7 +40,6 @@
 //! to their values, same threads; for relations also the same reads-from,
 //! coherence edges, Fence-SC order and barrier synchronization).
 
-
 mod decide;
 mod set;
 mod statics;
@@ -417,9 +416,15 @@ impl Derived {
             self.d = AnyDerived::at(other.level);
             self.level = other.level;
         }
-        each_width!(AnyDerived, &mut self.d, d => {
-            each_width!(AnyDerived, &other.d, o => d.copy_from(&**o, n))
-        })
+        match (&mut self.d, &other.d) {
+            (AnyDerived::W1(d), AnyDerived::W1(o)) => d.copy_same(o, n),
+            (AnyDerived::W2(d), AnyDerived::W2(o)) => d.copy_same(o, n),
+            (AnyDerived::W4(d), AnyDerived::W4(o)) => d.copy_same(o, n),
+            (AnyDerived::W8(d), AnyDerived::W8(o)) => d.copy_same(o, n),
+            (AnyDerived::W16(d), AnyDerived::W16(o)) => d.copy_same(o, n),
+            (AnyDerived::W32(d), AnyDerived::W32(o)) => d.copy_same(o, n),
+            _ => unreachable!("same level"),
+        }
     }
 
     /// Whether `x` precedes `y` in base causality order (8.9.5).
@@ -474,7 +479,6 @@ pub(crate) enum Decision {
     /// The fast path cannot tell (the full check must decide).
     Unknown,
 }
-
 
 /// Decides the axioms of 8.10 for `exec`, whose events are those of `st`,
 /// leaving the relations in `d` ([`decide::decide_w`]).
@@ -561,9 +565,9 @@ impl Key {
         self.rf == exec.rf
             && self.co_words == exec.co.words()
             && self.co.len() == exec.len() * self.co_words
-            && exec
-                .ids()
-                .all(|a| exec.co.row_words(a) == &self.co[a.index() * self.co_words..][..self.co_words])
+            && exec.ids().all(|a| {
+                exec.co.row_words(a) == &self.co[a.index() * self.co_words..][..self.co_words]
+            })
             && self.fence_sc == exec.fence_sc
             && self.fence_sc_prefix == exec.fence_sc_prefix
             && self.barrier_sync == exec.barrier_sync
@@ -650,4 +654,3 @@ pub(crate) fn offer(exec: &Execution, st: &Statics, d: &Derived) {
         }
     });
 }
-

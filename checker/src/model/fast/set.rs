@@ -13,6 +13,14 @@ use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, Not};
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) struct Set<const W: usize>(pub [u64; W]);
 
+/// The word of event `i` (`i` below `64 W`; `W` a power of two, so that
+/// the remainder is a mask and no bounds check is needed).
+#[inline(always)]
+fn word<const W: usize>(i: usize) -> usize {
+    debug_assert!(i < 64 * W && W.is_power_of_two());
+    (i / 64) % W
+}
+
 /// One row per event: row `i` holds the `j` of the pairs `i -> j`.
 pub(crate) type Rows<const W: usize> = Vec<Set<W>>;
 
@@ -31,7 +39,7 @@ impl<const W: usize> Set<W> {
     #[inline(always)]
     pub fn bit(i: usize) -> Self {
         let mut s = Self::EMPTY;
-        s.0[i / 64] = 1u64 << (i % 64);
+        s.0[word::<W>(i)] = 1u64 << (i % 64);
         s
     }
 
@@ -63,12 +71,12 @@ impl<const W: usize> Set<W> {
 
     #[inline(always)]
     pub fn has(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 == 1
+        self.0[word::<W>(i)] >> (i % 64) & 1 == 1
     }
 
     #[inline(always)]
     pub fn insert(&mut self, i: usize) {
-        self.0[i / 64] |= 1u64 << (i % 64);
+        self.0[word::<W>(i)] |= 1u64 << (i % 64);
     }
 
     #[inline(always)]
@@ -240,26 +248,33 @@ fn post_order<const W: usize>(
     let SearchSpace { state, stack } = space;
     state.clear();
     state.resize(n, 0);
-    stack.clear();
+    if stack.len() < n {
+        stack.resize(n, (0, Set::EMPTY));
+    }
+    // invariant: each event is on the stack at most once, so depth <= n.
+    let stack = &mut stack[..n];
     for root in 0..n {
         if state[root] != 0 {
             continue;
         }
-        stack.push((root as u32, rows[root]));
+        let mut depth = 1;
+        stack[0] = (root as u32, rows[root]);
         state[root] = 1;
-        while let Some(top) = stack.last_mut() {
+        while depth > 0 {
+            let top = &mut stack[depth - 1];
             let v = top.0 as usize;
             let Some(j) = top.1.first() else {
                 closed(v);
                 state[v] = 2;
-                stack.pop();
+                depth -= 1;
                 continue;
             };
-            top.1 .0[j / 64] &= !(1u64 << (j % 64));
+            top.1 .0[word::<W>(j)] &= !(1u64 << (j % 64));
             match state[j] {
                 0 => {
                     state[j] = 1;
-                    stack.push((j as u32, rows[j]));
+                    stack[depth] = (j as u32, rows[j]);
+                    depth += 1;
                 }
                 1 => return false,
                 _ => {}

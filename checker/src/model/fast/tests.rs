@@ -1,9 +1,9 @@
 //! The fast path against the full computation on random executions.
 
 use super::*;
+use crate::event::EventId;
 use crate::model::testutil::*;
 use crate::model::{check_full, Relations};
-use crate::event::EventId;
 use ptxmc_frontend::ir::{FenceKind, Proxy, Scope, Sem};
 
 /// A small deterministic generator (xorshift).
@@ -274,9 +274,7 @@ fn fast_path_agrees_with_the_full_check() {
             "case {case}: rebuilt"
         );
     }
-    eprintln!(
-        "fast path: {consistent} consistent, {inconsistent} inconsistent, {unknown} unknown"
-    );
+    eprintln!("fast path: {consistent} consistent, {inconsistent} inconsistent, {unknown} unknown");
     assert!(
         consistent > 1000 && inconsistent > 1000,
         "{consistent} {inconsistent} {unknown}"
