@@ -50,7 +50,7 @@ impl BitMatrix {
             let k = r.len().min(words);
             m.bits[i * words..i * words + k].copy_from_slice(&r[..k]);
             // invariant: no bit past column n.
-            if n % 64 != 0 && k == words {
+            if !n.is_multiple_of(64) && k == words {
                 m.bits[i * words + words - 1] &= (1u64 << (n % 64)) - 1;
             }
         }

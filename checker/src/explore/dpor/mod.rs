@@ -183,6 +183,8 @@ struct State {
     /// Spare thread states and relations, reused for what a node saves for
     /// its children (no allocation per node once the search is deep enough).
     spare_states: Vec<ThreadState<i64>>,
+    // (`fast::Derived` boxes its rows by width; the box is kept as is.)
+    #[allow(clippy::vec_box)]
     spare_derived: Vec<Box<fast::Derived>>,
 }
 
