@@ -776,12 +776,7 @@ impl<'a> Dpor<'a> {
             if !preceding.is_empty() {
                 let st = &s.statics;
                 choices.retain(|c| match *c {
-                    Source::Write(w, _) => {
-                        let w = w.index();
-                        !st.writes_to_loc_of(w)
-                            .and(&preceding)
-                            .meets(parent.co_row(w))
-                    }
+                    Source::Write(w, _) => !fast::co_after_among(st, parent, w.index(), &preceding),
                     Source::Value(_) | Source::Later => true,
                 });
             }
@@ -1488,17 +1483,8 @@ impl<'a> Dpor<'a> {
         let mut mem: SmallVec<[i64; 8]> = SmallVec::from_slice(&self.init_mem);
         for &p in &self.relevant {
             // Initial writes are the first events, one per location in order.
-            let writes = s.statics.writes_to_loc_of(p);
-            let mut last = None;
-            for x in writes.iter() {
-                if !writes.meets(s.derived.co_row(x)) {
-                    if last.is_some() {
-                        // Several maximal writes: `finish` tries each.
-                        return None;
-                    }
-                    last = Some(x);
-                }
-            }
+            // Several maximal writes: `finish` tries each.
+            let last = fast::co_last(&s.statics, &s.derived, p).ok()?;
             if let Some(x) = last {
                 let v = s.exec.events.get(x)?.value()?;
                 *mem.get_mut(p)? = v;

@@ -9,7 +9,7 @@
 use super::set::{acyclic, close, close_acyclic, union_rows, Rows, SearchSpace, Set};
 use super::statics::StaticsW;
 use super::Decision;
-use crate::event::EventId;
+use crate::event::{EventId, EventKind};
 use crate::execution::Execution;
 
 #[inline(always)]
@@ -39,19 +39,16 @@ pub(crate) struct DerivedW<const W: usize> {
 impl<const W: usize> DerivedW<W> {
     /// Copies the first `n` rows of the relations of `other`, of the same
     /// width (a copy of memory).
+    #[inline]
     pub(crate) fn copy_same(&mut self, other: &Self, n: usize) {
         self.ensure(n);
-        for (dst, src) in [
-            (&mut self.rf, &other.rf),
-            (&mut self.obs, &other.obs),
-            (&mut self.sync, &other.sync),
-            (&mut self.base, &other.base),
-            (&mut self.causality, &other.causality),
-            (&mut self.co, &other.co),
-            (&mut self.fr, &other.fr),
-        ] {
-            dst[..n].copy_from_slice(&src[..n]);
-        }
+        self.rf[..n].copy_from_slice(&other.rf[..n]);
+        self.obs[..n].copy_from_slice(&other.obs[..n]);
+        self.sync[..n].copy_from_slice(&other.sync[..n]);
+        self.base[..n].copy_from_slice(&other.base[..n]);
+        self.causality[..n].copy_from_slice(&other.causality[..n]);
+        self.co[..n].copy_from_slice(&other.co[..n]);
+        self.fr[..n].copy_from_slice(&other.fr[..n]);
     }
 
     /// Copies the first `n` rows of the relations of `other`, of any width
@@ -90,12 +87,18 @@ impl<const W: usize> DerivedW<W> {
     }
 
     /// Makes every relation at least `n` rows long.
-    #[inline]
+    #[inline(always)]
     pub(super) fn ensure(&mut self, n: usize) {
         // invariant: every relation has as many rows as `rf`.
-        if self.rf.len() >= n {
-            return;
+        if self.rf.len() < n {
+            self.grow(n);
         }
+    }
+
+    /// [`Self::ensure`] when the rows are short (once per `Derived`).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, n: usize) {
         for rows in [
             &mut self.rf,
             &mut self.obs,
@@ -319,7 +322,7 @@ pub(crate) fn decide_w<const W: usize>(
         };
         let Some(w0) = exec.rf[ar] else { continue };
         let between = co[w0.index()] & st.ms[aw] & st.ms[ar] & !bit(aw);
-        if (between).iter().any(|w| co[w].has(aw)) {
+        if between.any(|w| co[w].has(aw)) {
             return Decision::Inconsistent;
         }
     }
@@ -340,12 +343,12 @@ pub(crate) fn decide_w<const W: usize>(
             }
         }
         let overlapping = fr[r] & st.same_loc[r];
-        if (overlapping).iter().any(|w| causality[w].has(r)) {
+        if overlapping.any(|w| causality[w].has(r)) {
             return Decision::Inconsistent;
         }
     }
     // Coherence (8.10.1) for a write that precedes itself in causality order.
-    if (st.writes).iter().any(|w| causality[w].has(w)) {
+    if st.writes.any(|w| causality[w].has(w)) {
         return Decision::Inconsistent;
     }
     // SC per location (8.10.5): po-loc ∪ (ms ∩ com) over thread memory
@@ -416,7 +419,8 @@ pub(crate) fn add_read_w<const W: usize>(
         || !st.reads.has(r)
         || !st.rmw[r].is_empty()
         || !st.alias_fences.is_empty()
-        || st.conv[..n].iter().any(|c| !c.is_empty())
+        || n > Set::<W>::CAPACITY
+        || st.conv_fences.any(|f| !st.conv[f].is_empty())
     {
         return Decision::Unknown;
     }
@@ -472,7 +476,8 @@ pub(crate) fn add_read_w<const W: usize>(
         // strongly, directly or through the RMW whose write half is w.
         if ms[w].has(r) {
             obs[w] |= b;
-            if let Some(x) = (st.reads).iter().find(|&x| rmw[x].has(w)) {
+            let rmw_write = matches!(exec.events[w].kind, EventKind::Write { rmw: true, .. });
+            if let Some(x) = rmw_write.then(|| st.reads.find(|x| rmw[x].has(w))).flatten() {
                 for row in obs[..r].iter_mut() {
                     if row.has(x) {
                         *row |= b;
@@ -481,44 +486,35 @@ pub(crate) fn add_read_w<const W: usize>(
             }
         }
     }
-    // Synchronization (8.9.4 item 4) into r: release patterns whose write
-    // is observed by the read of an acquire pattern ending at r.
-    for first in 0..r {
-        let writes = rel_writes[first];
-        if !writes.is_empty() && ms[first].has(r) {
-            let observed = union_rows(obs, writes);
-            if union_rows(acq_last, observed).has(r) {
-                sync[first] |= b;
-            }
-        }
-    }
-    // Base causality (8.9.5) into r: through its program-order and
-    // synchronization predecessors.
+    // Synchronization (8.9.4 item 4) into r, and with it the program-order
+    // and synchronization predecessors of r, in one pass.
     let mut preds = Set::<W>::EMPTY;
     for x in 0..r {
+        let writes = rel_writes[x];
+        if !writes.is_empty() && ms[x].has(r) {
+            let observed = union_rows(obs, writes);
+            if union_rows(acq_last, observed).has(r) {
+                sync[x] |= b;
+            }
+        }
         if (po[x] | sync[x]).has(r) {
             preds |= bit(x);
         }
     }
+    // Base causality (8.9.5) into r: through those predecessors; `into` is
+    // the set of events that now precede r.
+    let mut into = Set::<W>::EMPTY;
     for x in 0..r {
         if preds.has(x) || base[x].meets(&preds) {
             base[x] |= b;
+            into |= bit(x);
         }
     }
     // Causality (8.9.5) into r: P (proxy-preserved base causality between
-    // memory operations: the direct cases, there being no conversion), and
-    // observation followed by P.
-    let mut pcol = Set::<W>::EMPTY;
-    for x in 0..r {
-        let into_r = if st.thread_mem.has(x) {
-            base[x] & direct[x] & b
-        } else {
-            base[x] & b
-        };
-        if !into_r.is_empty() {
-            pcol |= bit(x);
-        }
-    }
+    // memory operations: the direct cases, there being no conversion; the
+    // direct cases are symmetric, so `direct[x]` holds r when `direct[r]`
+    // holds x), and observation followed by P.
+    let pcol = into & (!st.thread_mem | direct[r]);
     for x in 0..r {
         if pcol.has(x) || obs[x].meets(&pcol) {
             causality[x] |= b;
@@ -527,7 +523,7 @@ pub(crate) fn add_read_w<const W: usize>(
     // Causality (8.10.6): r must not from-read a write that precedes it
     // (it cannot precede the write it reads from: nothing follows r).
     let overlapping = fr[r] & same_loc[r];
-    if (overlapping).iter().any(|w| causality[w].has(r)) {
+    if overlapping.any(|w| causality[w].has(r)) {
         return Decision::Inconsistent;
     }
     // SC per location (8.10.5): `po-loc ∪ (ms ∩ com)` was acyclic without

@@ -98,16 +98,6 @@ impl Mask {
         self.0.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
     }
 
-    /// Whether the set meets the row `words`.
-    pub(crate) fn meets(&self, words: &[u64]) -> bool {
-        self.0.iter().zip(words).any(|(a, b)| a & b != 0)
-    }
-
-    /// The intersection.
-    pub(crate) fn and(&self, other: &Mask) -> Mask {
-        Mask(self.0.iter().zip(&other.0).map(|(a, b)| a & b).collect())
-    }
-
     /// The elements, smallest first.
     pub(crate) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.0.iter().enumerate().flat_map(|(k, &w)| {
@@ -304,9 +294,9 @@ impl Statics {
     }
 
     /// The writes (initial write included) to the physical location of
-    /// event `e` (empty when `e` is not a memory event).
-    pub(crate) fn writes_to_loc_of(&self, e: usize) -> Mask {
-        each_width!(AnyStatics, &self.s, s => Mask::of(s.writes_to_loc_of(e)))
+    /// event `e` (empty when `e` is not a memory event), as words.
+    fn writes_to_loc_of_words(&self, e: usize) -> SmallVec<[u64; 2]> {
+        each_width!(AnyStatics, &self.s, s => SmallVec::from_slice(&s.writes_to_loc_of(e).0))
     }
 
     /// The writes to the physical location of event `e` morally strong
@@ -398,10 +388,17 @@ impl Derived {
     }
 
     /// Puts the relations at `level`, keeping the first `n` rows.
+    #[inline(always)]
     fn set_level(&mut self, level: usize, n: usize) {
-        if self.level == level {
-            return;
+        if self.level != level {
+            self.widen(level, n);
         }
+    }
+
+    /// [`Self::set_level`] when the level changes.
+    #[cold]
+    #[inline(never)]
+    fn widen(&mut self, level: usize, n: usize) {
         let mut out = AnyDerived::at(level);
         each_width!(AnyDerived, &mut out, o => {
             each_width!(AnyDerived, &self.d, d => o.copy_from(&**d, n.min(d.rf.len())))
@@ -438,9 +435,76 @@ impl Derived {
     }
 
     /// The writes coherence-after the write `x` (8.9.6).
+    #[inline]
     pub(crate) fn co_row(&self, x: usize) -> &[u64] {
         each_width!(AnyDerived, &self.d, d => d.co.get(x).map_or(&[][..], |r| &r.0[..]))
     }
+}
+
+/// Runs `$same` with `$s` and `$d` bound to the statics and relations when
+/// they have the same width, `$other` otherwise.
+macro_rules! same_width {
+    ($st:expr, $dd:expr, $s:ident, $d:ident => $same:expr, _ => $other:expr) => {
+        match (&$st.s, &$dd.d) {
+            (AnyStatics::W1($s), AnyDerived::W1($d)) => $same,
+            (AnyStatics::W2($s), AnyDerived::W2($d)) => $same,
+            (AnyStatics::W4($s), AnyDerived::W4($d)) => $same,
+            (AnyStatics::W8($s), AnyDerived::W8($d)) => $same,
+            (AnyStatics::W16($s), AnyDerived::W16($d)) => $same,
+            (AnyStatics::W32($s), AnyDerived::W32($d)) => $same,
+            _ => $other,
+        }
+    };
+}
+
+/// Whether, in the relations `d`, some write to the location of the write
+/// `w` that `among` holds is coherence-after `w` (8.9.6).
+pub(crate) fn co_after_among(st: &Statics, d: &Derived, w: usize, among: &Mask) -> bool {
+    same_width!(st, d, s, d => {
+        let Some(co) = d.co.get(w) else { return false };
+        let among = Set::from_words(&among.0);
+        s.writes_to_loc_of(w).meets(&(among & *co))
+    }, _ => {
+        let co = d.co_row(w);
+        let writes = Mask(st.writes_to_loc_of_words(w));
+        writes.0.iter().zip(&among.0).zip(co).any(|((a, b), c)| a & b & c != 0)
+    })
+}
+
+/// The coherence-last write to the physical location of event `p` in the
+/// relations `d` (8.9.6): `Ok(None)` when there is no write, `Err(())` when
+/// several writes are maximal.
+pub(crate) fn co_last(st: &Statics, d: &Derived, p: usize) -> Result<Option<usize>, ()> {
+    let maximal = |writes: &[u64], after: &dyn Fn(usize) -> bool| {
+        let mut last = None;
+        for x in Mask(SmallVec::from_slice(writes)).iter() {
+            if !after(x) {
+                if last.is_some() {
+                    return Err(());
+                }
+                last = Some(x);
+            }
+        }
+        Ok(last)
+    };
+    same_width!(st, d, s, d => {
+        let writes = s.writes_to_loc_of(p);
+        let mut last = None;
+        for x in writes.iter() {
+            if !d.co.get(x).is_some_and(|r| r.meets(&writes)) {
+                if last.is_some() {
+                    return Err(());
+                }
+                last = Some(x);
+            }
+        }
+        Ok(last)
+    }, _ => {
+        let writes = st.writes_to_loc_of_words(p);
+        maximal(&writes, &|x| {
+            d.co_row(x).iter().zip(writes.iter()).any(|(a, b)| a & b != 0)
+        })
+    })
 }
 
 impl Default for Derived {

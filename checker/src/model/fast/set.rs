@@ -79,15 +79,25 @@ impl<const W: usize> Set<W> {
         self.0[word::<W>(i)] |= 1u64 << (i % 64);
     }
 
+    // (Plain loops over the words, no iterator adapters and no early exit:
+    // at `W = 1` each is the one `u64` operation.)
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
+        let mut any = 0;
+        for k in 0..W {
+            any |= self.0[k];
+        }
+        any == 0
     }
 
     /// Whether the sets meet.
     #[inline(always)]
     pub fn meets(&self, other: &Self) -> bool {
-        (0..W).any(|k| self.0[k] & other.0[k] != 0)
+        let mut any = 0;
+        for k in 0..W {
+            any |= self.0[k] & other.0[k];
+        }
+        any != 0
     }
 
     /// The smallest element, as a set (empty for the empty set).
@@ -106,18 +116,46 @@ impl<const W: usize> Set<W> {
     /// The smallest element.
     #[inline(always)]
     pub fn first(&self) -> Option<usize> {
-        (0..W)
-            .find(|&k| self.0[k] != 0)
-            .map(|k| 64 * k + self.0[k].trailing_zeros() as usize)
+        for k in 0..W {
+            if self.0[k] != 0 {
+                return Some(64 * k + self.0[k].trailing_zeros() as usize);
+            }
+        }
+        None
     }
 
     /// The largest element.
     #[inline(always)]
     pub fn last(&self) -> Option<usize> {
-        (0..W)
-            .rev()
-            .find(|&k| self.0[k] != 0)
-            .map(|k| 64 * k + 63 - self.0[k].leading_zeros() as usize)
+        for k in (0..W).rev() {
+            if self.0[k] != 0 {
+                return Some(64 * k + 63 - self.0[k].leading_zeros() as usize);
+            }
+        }
+        None
+    }
+
+    /// Whether `f` holds for some element (smallest first; a loop over the
+    /// words, inlined, where `iter().any` would call the iterator).
+    #[inline(always)]
+    pub fn any(self, mut f: impl FnMut(usize) -> bool) -> bool {
+        self.find(|x| f(x)).is_some()
+    }
+
+    /// The smallest element for which `f` holds.
+    #[inline(always)]
+    pub fn find(self, mut f: impl FnMut(usize) -> bool) -> Option<usize> {
+        for k in 0..W {
+            let mut w = self.0[k];
+            while w != 0 {
+                let x = 64 * k + w.trailing_zeros() as usize;
+                w &= w - 1;
+                if f(x) {
+                    return Some(x);
+                }
+            }
+        }
+        None
     }
 
     /// The elements, smallest first.

@@ -95,6 +95,7 @@ impl Attr {
 
     /// Morally strong (8.7), as [`morally_strong`] decides it for two
     /// distinct events.
+    #[inline]
     fn morally_strong(&self, other: &Attr) -> bool {
         let (Some(ta), Some(tb)) = (self.thread, other.thread) else {
             return false;
@@ -181,6 +182,9 @@ pub(crate) struct StaticsW<const W: usize> {
     /// Thread memory operations through the generic proxy.
     pub(super) generic: Set<W>,
     pub(super) alias_fences: Set<W>,
+    /// Fences that convert a proxy (8.9.5): the only events whose `conv`
+    /// row can be nonempty.
+    pub(super) conv_fences: Set<W>,
 }
 
 impl<const W: usize> StaticsW<W> {
@@ -206,6 +210,7 @@ impl<const W: usize> StaticsW<W> {
             thread_mem: Set::EMPTY,
             generic: Set::EMPTY,
             alias_fences: Set::EMPTY,
+            conv_fences: Set::EMPTY,
         }
     }
 
@@ -241,7 +246,7 @@ impl<const W: usize> StaticsW<W> {
         ]
     }
 
-    fn masks_mut(&mut self) -> [&mut Set<W>; 6] {
+    fn masks_mut(&mut self) -> [&mut Set<W>; 7] {
         [
             &mut self.reads,
             &mut self.writes,
@@ -249,10 +254,11 @@ impl<const W: usize> StaticsW<W> {
             &mut self.thread_mem,
             &mut self.generic,
             &mut self.alias_fences,
+            &mut self.conv_fences,
         ]
     }
 
-    pub(super) fn masks(&self) -> [Set<W>; 6] {
+    pub(super) fn masks(&self) -> [Set<W>; 7] {
         [
             self.reads,
             self.writes,
@@ -260,6 +266,7 @@ impl<const W: usize> StaticsW<W> {
             self.thread_mem,
             self.generic,
             self.alias_fences,
+            self.conv_fences,
         ]
     }
 
@@ -352,6 +359,9 @@ impl<const W: usize> StaticsW<W> {
             }
         }
         let fence_proxy = at.converted_proxy();
+        if fence_proxy.is_some() {
+            self.conv_fences |= b;
+        }
         for a in 0..i {
             let Some(aa) = &self.attrs[a] else { continue };
             let ba = Set::<W>::bit(a);
