@@ -266,8 +266,6 @@ pub(crate) fn close<const W: usize>(rows: &mut [Set<W>], n: usize) {
 /// once it has grown to the graph).
 #[derive(Clone, Default)]
 pub(crate) struct SearchSpace<const W: usize> {
-    /// 0: not seen, 1: on the stack, 2: left.
-    state: Vec<u8>,
     /// The events on the stack and the successors each has left to visit.
     stack: Vec<(u32, Set<W>)>,
 }
@@ -275,7 +273,9 @@ pub(crate) struct SearchSpace<const W: usize> {
 /// A depth-first search (an explicit stack, no recursion) of the relation
 /// `rows` over the first `n` rows that calls `closed(v)` when event `v` is
 /// left (post-order: every successor of `v` has been left before). Returns
-/// false as soon as it meets a cycle.
+/// false as soon as it meets a cycle. The visit state of the events is two
+/// sets (seen; on the stack), so the search allocates nothing once the
+/// stack has grown to `n`.
 #[inline(always)]
 fn post_order<const W: usize>(
     rows: &[Set<W>],
@@ -283,39 +283,37 @@ fn post_order<const W: usize>(
     space: &mut SearchSpace<W>,
     mut closed: impl FnMut(usize),
 ) -> bool {
-    let SearchSpace { state, stack } = space;
-    state.clear();
-    state.resize(n, 0);
+    let stack = &mut space.stack;
     if stack.len() < n {
         stack.resize(n, (0, Set::EMPTY));
     }
     // invariant: each event is on the stack at most once, so depth <= n.
     let stack = &mut stack[..n];
-    for root in 0..n {
-        if state[root] != 0 {
-            continue;
-        }
+    let all = Set::<W>::below(n);
+    let mut seen = Set::<W>::EMPTY;
+    let mut open = Set::<W>::EMPTY;
+    while let Some(root) = (all & !seen).first() {
         let mut depth = 1;
         stack[0] = (root as u32, rows[root]);
-        state[root] = 1;
+        seen.insert(root);
+        open.insert(root);
         while depth > 0 {
             let top = &mut stack[depth - 1];
             let v = top.0 as usize;
             let Some(j) = top.1.first() else {
                 closed(v);
-                state[v] = 2;
+                open.0[word::<W>(v)] &= !(1u64 << (v % 64));
                 depth -= 1;
                 continue;
             };
             top.1 .0[word::<W>(j)] &= !(1u64 << (j % 64));
-            match state[j] {
-                0 => {
-                    state[j] = 1;
-                    stack[depth] = (j as u32, rows[j]);
-                    depth += 1;
-                }
-                1 => return false,
-                _ => {}
+            if !seen.has(j) {
+                seen.insert(j);
+                open.insert(j);
+                stack[depth] = (j as u32, rows[j]);
+                depth += 1;
+            } else if open.has(j) {
+                return false;
             }
         }
     }
