@@ -477,7 +477,10 @@ pub(crate) fn add_read_w<const W: usize>(
         if ms[w].has(r) {
             obs[w] |= b;
             let rmw_write = matches!(exec.events[w].kind, EventKind::Write { rmw: true, .. });
-            if let Some(x) = rmw_write.then(|| st.reads.find(|x| rmw[x].has(w))).flatten() {
+            if let Some(x) = rmw_write
+                .then(|| st.reads.find(|x| rmw[x].has(w)))
+                .flatten()
+            {
                 for row in obs[..r].iter_mut() {
                     if row.has(x) {
                         *row |= b;
