@@ -138,8 +138,8 @@ impl<const W: usize> Set<W> {
     /// Whether `f` holds for some element (smallest first; a loop over the
     /// words, inlined, where `iter().any` would call the iterator).
     #[inline(always)]
-    pub fn any(self, mut f: impl FnMut(usize) -> bool) -> bool {
-        self.find(|x| f(x)).is_some()
+    pub fn any(self, f: impl FnMut(usize) -> bool) -> bool {
+        self.find(f).is_some()
     }
 
     /// The smallest element for which `f` holds.
