@@ -507,6 +507,46 @@ pub(crate) fn co_last(st: &Statics, d: &Derived, p: usize) -> Result<Option<usiz
     })
 }
 
+/// Whether putting the `fence.sc` `f` next in a Fence-SC order, before
+/// every fence of `rest` but `f`, certainly makes inconsistent the
+/// execution whose relations are in `d` (as [`decide`] found them
+/// consistent with the order before `f`, [`Execution::fence_sc_prefix`]):
+/// some write `W` precedes `f` in base causality, and some read `R` that a
+/// fence `G` of `rest`, morally strong with `f`, precedes in base causality
+/// from-reads `W` in a direct case of 8.9.5 (same address, generic proxy or
+/// one CTA). Then `W -> f -> G -> R` in base causality (8.9.4 item 1,
+/// 8.9.5), so `W` precedes `R` in causality, and `R` from-reads a write
+/// that precedes it, which the Causality axiom forbids (8.10.6); ordering
+/// more fences only adds edges (every relation used is monotone in the
+/// Fence-SC pairs). False when it cannot tell (statics and relations of
+/// different widths).
+pub(crate) fn fence_sc_next_fails(st: &Statics, d: &Derived, f: EventId, rest: &[EventId]) -> bool {
+    let f = f.index();
+    same_width!(st, d, s, d => {
+        let n = s.n;
+        if f >= n || d.base.len() < n || d.fr.len() < n {
+            return false;
+        }
+        let mut before = Set::EMPTY;
+        for w in s.writes.iter() {
+            if w < n && d.base[w].has(f) {
+                before.insert(w);
+            }
+        }
+        if before.is_empty() {
+            return false;
+        }
+        let mut after = Set::EMPTY;
+        for g in rest {
+            let g = g.index();
+            if g != f && g < n && s.ms[f].has(g) {
+                after |= d.base[g];
+            }
+        }
+        (after & s.reads).any(|r| r < n && d.fr[r].meets(&(before & s.direct[r])))
+    }, _ => false)
+}
+
 impl Default for Derived {
     fn default() -> Self {
         Self::new()
@@ -675,20 +715,54 @@ pub(crate) fn with_statics<R>(
             return Statics::new(exec).map(|st| f(&st, &mut Derived::new(), false));
         };
         let c = &mut **slot.get_or_insert_with(Cache::new);
-        let decided = if c.statics.matches(exec) {
-            c.decided && c.key.matches(exec)
-        } else if c.statics.rebuild(exec) {
-            false
-        } else {
-            c.decided = false;
-            return None;
-        };
+        let decided = c.prepare(exec)?;
         // `f` may overwrite the relations.
         c.decided = false;
         let r = f(&c.statics, &mut c.derived, decided);
         c.decided = decided;
         Some(r)
     })
+}
+
+/// [`with_statics`] for a caller that changes `exec` between checks
+/// without changing its events (a search over Fence-SC orders): `f` gets
+/// `exec` back, the statics of its events and scratch relations, so that
+/// the statics are matched once for the whole search instead of once per
+/// check. `f` must not change the events or threads of `exec`.
+pub(crate) fn with_statics_mut<R>(
+    exec: &mut Execution,
+    f: impl FnOnce(&mut Execution, &Statics, &mut Derived) -> R,
+) -> Option<R> {
+    if exec.len() > MAX_WIDE_EVENTS {
+        return None;
+    }
+    LAST.with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return Statics::new(exec).map(|st| f(exec, &st, &mut Derived::new()));
+        };
+        let c = &mut **slot.get_or_insert_with(Cache::new);
+        c.prepare(exec)?;
+        c.decided = false;
+        let r = f(exec, &c.statics, &mut c.derived);
+        debug_assert!(c.statics.matches(exec), "the events changed");
+        Some(r)
+    })
+}
+
+impl Cache {
+    /// Makes `statics` those of `exec`; whether `derived` holds its
+    /// relations, found consistent ([`offer`]); `None` when the fast path
+    /// does not apply.
+    fn prepare(&mut self, exec: &Execution) -> Option<bool> {
+        if self.statics.matches(exec) {
+            Some(self.decided && self.key.matches(exec))
+        } else if self.statics.rebuild(exec) {
+            Some(false)
+        } else {
+            self.decided = false;
+            None
+        }
+    }
 }
 
 /// Offers `st`, the statics of an execution about to be checked, to
