@@ -15,10 +15,16 @@ use ptxmc_checker::{check, Status, Strategy};
 
 /// (family, N, padding per thread): writers-3 has 5 threads and 6 other
 /// events, sb-8 8 threads and 24.
+/// The sizes around the first widening (61 -> 66 and 64 -> 72 events),
+/// about 130 events, and the ends of the sweep (no padding; writers-3 with
+/// 40 per thread, 211 events).
 const CASES: &[(&str, usize, usize)] = &[
+    ("writers", 3, 0),
     ("writers", 3, 10),
     ("writers", 3, 11),
     ("writers", 3, 24),
+    ("writers", 3, 40),
+    ("sb", 8, 0),
     ("sb", 8, 4),
     ("sb", 8, 5),
     ("sb", 8, 13),

@@ -9,7 +9,7 @@ use super::barrier::{self, BarrierSync, StuckWait};
 use super::outcome::{final_memories, Outcomes, Valuation};
 use crate::event::{Event, EventId, EventKind, Location};
 use crate::execution::Execution;
-use crate::model::{self, Relations};
+use crate::model::{self, fast, Relations};
 use crate::relation::BitMatrix;
 use crate::report::Status;
 use ptxmc_frontend::ir::{AddrId, AddrKind, PhysId, Proxy, Sem, Span, Test, VAddrId};
@@ -234,6 +234,53 @@ fn extend_fence_sc_order(
     false
 }
 
+/// [`extend_fence_sc_order`] with [`model::consistent_with`] on the statics
+/// `st`: the same search, in the same order, so the same first order is
+/// found, but a fence whose place next is certainly inconsistent
+/// ([`fast::fence_sc_next_fails`], read off the relations of the prefix) is
+/// not tried.
+fn extend_fence_sc_order_fast(
+    exec: &mut Execution,
+    p: usize,
+    st: &fast::Statics,
+    d: &mut fast::Derived,
+) -> bool {
+    let n = exec.fence_sc.len();
+    let total = n <= p + 1;
+    exec.fence_sc_prefix = if total { None } else { Some(p) };
+    let decision = fast::decide(exec, st, d);
+    let ok = match decision {
+        fast::Decision::Consistent => true,
+        fast::Decision::Inconsistent => false,
+        fast::Decision::Unknown => model::check_full(exec).is_ok(),
+    };
+    debug_assert_eq!(ok, model::check_full(exec).is_ok(), "fast path disagrees");
+    if !ok {
+        return false;
+    }
+    if total {
+        return true;
+    }
+    // Decided before the search below overwrites `d`.
+    let fails: SmallVec<[bool; 16]> = (p..n)
+        .map(|i| {
+            decision == fast::Decision::Consistent
+                && fast::fence_sc_next_fails(st, d, exec.fence_sc[i], &exec.fence_sc[p..])
+        })
+        .collect();
+    for i in p..n {
+        if fails[i - p] {
+            continue;
+        }
+        exec.fence_sc[p..=i].rotate_right(1);
+        if extend_fence_sc_order_fast(exec, p + 1, st, d) {
+            return true;
+        }
+        exec.fence_sc[p..=i].rotate_left(1);
+    }
+    false
+}
+
 /// Whether some pair of `fence.sc` events of `exec` is morally strong: when
 /// none is, every Fence-SC order gives the same relations.
 fn fence_sc_matters(exec: &Execution) -> bool {
@@ -259,11 +306,34 @@ pub(crate) fn exists_consistent(
         exec.barrier_sync.clone_from(b);
         // Decided without witnesses (most partial orders tried fail); the
         // relations are computed once, for the order found.
-        if exists_fence_sc_order(exec, &mut model::consistent) {
+        if exists_consistent_order(exec) {
             return model::check(exec).ok();
         }
     }
     None
+}
+
+/// [`exists_fence_sc_order`] with [`model::consistent`]: with two
+/// `fence.sc` or more, every order tried is decided on the statics of
+/// `exec`'s events matched once for the whole search
+/// ([`fast::with_statics_mut`]), not once per order.
+fn exists_consistent_order(exec: &mut Execution) -> bool {
+    let fences = exec.events.iter().filter(|e| e.is_fence_sc()).count();
+    if fences >= 2 {
+        let found = fast::with_statics_mut(exec, |exec, st, d| {
+            exec.fence_sc = exec
+                .ids()
+                .filter(|&e| exec.event(e).is_fence_sc())
+                .collect();
+            let found = extend_fence_sc_order_fast(exec, 0, st, d);
+            exec.fence_sc_prefix = None;
+            found
+        });
+        if let Some(found) = found {
+            return found;
+        }
+    }
+    exists_fence_sc_order(exec, &mut model::consistent)
 }
 
 /// The barrier events at which threads of a blocked candidate stopped.
@@ -301,7 +371,7 @@ pub(crate) fn finish(
             // otherwise it is inconsistent whatever the barrier does, and an
             // explorer that pruned it earlier must not differ.
             exec.barrier_sync = barrier::certain_sync(&exec);
-            if !exists_fence_sc_order(&mut exec, &mut model::consistent) {
+            if !exists_consistent_order(&mut exec) {
                 out.stats.pruned += 1;
                 return Finish::Inconsistent;
             }

@@ -173,8 +173,8 @@ pub(crate) struct Communication {
 /// Causality, then Coherence for a write that precedes itself in causality
 /// order), and returns the first violation with its witness.
 ///
-/// Executions of at most 64 events are decided by the word
-/// level procedure of `fast.rs` first; the full computation below runs for
+/// Executions of at most 2,048 events are decided by the word
+/// level procedure of `fast/` first; the full computation below runs for
 /// larger ones, to build the witness of a violation, and when the fast path
 /// cannot decide.
 pub fn check(exec: &Execution) -> Result<Relations, Violation> {
@@ -234,17 +234,7 @@ pub(crate) fn consistent_with(exec: &Execution, st: &fast::Statics, d: &mut fast
 
 /// The [`Relations`] of a consistent execution decided by the fast path.
 fn fast_relations(n: usize, st: &fast::Statics, d: &fast::Derived) -> Relations {
-    let m = |rows: &fast::Rows| BitMatrix::from_word_rows(&rows[..n]);
-    Relations {
-        co: m(&d.co),
-        rf: m(&d.rf),
-        fr: m(&d.fr),
-        morally_strong: m(st.ms()),
-        observation: m(&d.obs),
-        sync: m(&d.sync),
-        base_causality: m(&d.base),
-        causality: m(&d.causality),
-    }
+    fast::relations(n, st, d)
 }
 
 #[cfg(debug_assertions)]

@@ -39,6 +39,36 @@ impl BitMatrix {
         m
     }
 
+    /// The relation over `n` events whose row `i` is the bit set
+    /// `rows(i)`, given as words (bit `j` of word `k`: the pair
+    /// `i -> 64 k + j`; words past the matrix's width are ignored).
+    pub fn from_multiword_rows<'a>(n: usize, rows: impl Fn(usize) -> &'a [u64]) -> Self {
+        let mut m = Self::new(n);
+        let words = m.words;
+        for i in 0..n {
+            let r = rows(i);
+            let k = r.len().min(words);
+            m.bits[i * words..i * words + k].copy_from_slice(&r[..k]);
+            // invariant: no bit past column n.
+            if !n.is_multiple_of(64) && k == words {
+                m.bits[i * words + words - 1] &= (1u64 << (n % 64)) - 1;
+            }
+        }
+        m
+    }
+
+    /// The words of row `a` (columns `64 k .. 64 k + 63` in word `k`).
+    #[inline]
+    pub fn row_words(&self, a: EventId) -> &[u64] {
+        self.row(a.index())
+    }
+
+    /// Words per row.
+    #[inline]
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
     /// Word `w` of row `a` (columns `64 w .. 64 w + 63`).
     #[inline]
     pub fn row_word(&self, a: EventId, w: usize) -> u64 {

@@ -31,7 +31,7 @@ impl Dpor<'_> {
         };
         let l = last.index();
         (0..n).fold(0u64, |m, x| {
-            let before = x == l || s.derived.base[x] >> l & 1 == 1;
+            let before = x == l || s.derived.base_has(x, l);
             let e = s.exec.event(EventId::new(x));
             let same = e.is_write()
                 && e.proxy == Proxy::Generic

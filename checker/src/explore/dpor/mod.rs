@@ -160,7 +160,7 @@ enum Source {
 struct State {
     exec: Execution,
     /// What depends only on the events, kept in step with `exec` while it has
-    /// at most [`fast::MAX_EVENTS`] events (`statics.len() == exec.len()`).
+    /// at most [`fast::MAX_WIDE_EVENTS`] events (`statics.len() == exec.len()`).
     statics: fast::Statics,
     states: Vec<ThreadState<i64>>,
     runs: Vec<Run>,
@@ -186,6 +186,8 @@ struct State {
     /// Spare thread states and relations, reused for what a node saves for
     /// its children (no allocation per node once the search is deep enough).
     spare_states: Vec<ThreadState<i64>>,
+    // (`fast::Derived` boxes its rows by width; the box is kept as is.)
+    #[allow(clippy::vec_box)]
     spare_derived: Vec<Box<fast::Derived>>,
 }
 
@@ -766,15 +768,12 @@ impl<'a> Dpor<'a> {
             let d = fast::add_read(&s.exec, &s.statics, &mut s.derived, id.index());
             let preceding = match d {
                 fast::Decision::Consistent => fast::preceding(&s.derived, id.index()),
-                _ => 0,
+                _ => fast::Mask::default(),
             };
-            if preceding != 0 {
+            if !preceding.is_empty() {
                 let st = &s.statics;
                 choices.retain(|c| match *c {
-                    Source::Write(w, _) => {
-                        let w = w.index();
-                        parent.co[w] & st.writes_to_loc_of(w) & preceding == 0
-                    }
+                    Source::Write(w, _) => !fast::co_after_among(st, parent, w.index(), &preceding),
                     Source::Value(_) | Source::Later => true,
                 });
             }
@@ -865,10 +864,10 @@ impl<'a> Dpor<'a> {
         let ms: Vec<EventId> = if in_sync {
             // From the rows of the statics: the same writes, in id order.
             let i = id.index();
-            let row = s.statics.ms()[i] & s.statics.writes_to_loc_of(i) & !(1u64 << i);
+            let row = s.statics.ms_writes_to_loc_of(i);
             s.exec
                 .ids()
-                .filter(|&w| row >> w.index() & 1 == 1 && !s.exec.event(w).is_init())
+                .filter(|&w| row.has(w.index()) && !s.exec.event(w).is_init())
                 .collect()
         } else {
             s.exec
@@ -1481,20 +1480,8 @@ impl<'a> Dpor<'a> {
         let mut mem: SmallVec<[i64; 8]> = SmallVec::from_slice(&self.init_mem);
         for &p in &self.relevant {
             // Initial writes are the first events, one per location in order.
-            let writes = s.statics.writes_to_loc_of(p);
-            let mut last = None;
-            let mut m = writes;
-            while m != 0 {
-                let x = m.trailing_zeros() as usize;
-                m &= m - 1;
-                if s.derived.co[x] & writes == 0 {
-                    if last.is_some() {
-                        // Several maximal writes: `finish` tries each.
-                        return None;
-                    }
-                    last = Some(x);
-                }
-            }
+            // Several maximal writes: `finish` tries each.
+            let last = fast::co_last(&s.statics, &s.derived, p).ok()?;
             if let Some(x) = last {
                 let v = s.exec.events.get(x)?.value()?;
                 *mem.get_mut(p)? = v;
@@ -1552,12 +1539,13 @@ fn push_event(s: &mut State, t: usize, mut ev: Event, read_value: Option<i64>) -
     s.exec.events.push(ev);
     s.exec.rf.push(None);
     s.exec.co.resize(id.index() + 1);
-    if s.statics.len() == id.index() && id.index() < fast::MAX_EVENTS {
-        let preds = s.exec.threads[t]
-            .iter()
-            .fold(0u64, |m, e| m | 1u64 << e.index());
+    if s.statics.len() == id.index() && id.index() < fast::MAX_WIDE_EVENTS {
+        let mut preds: SmallVec<[u64; 4]> = smallvec::smallvec![0; id.index() / 64 + 1];
+        for e in &s.exec.threads[t] {
+            preds[e.index() / 64] |= 1u64 << (e.index() % 64);
+        }
         s.exec.threads[t].push(id);
-        if !s.statics.push(&s.exec, id, preds) {
+        if !s.statics.push(&s.exec, id, &preds) {
             s.statics.truncate(id.index());
         }
     } else {

@@ -60,7 +60,7 @@ impl Dpor<'_> {
     /// (`s.derived_valid`); none otherwise.
     pub(super) fn causally_after(&self, s: &State, r: EventId) -> u64 {
         let n = s.exec.len();
-        if !s.derived_valid || n > fast::MAX_EVENTS || s.runs.len() > 64 {
+        if !s.derived_valid || n > fast::MAX_WIDE_EVENTS || s.runs.len() > 64 {
             return 0;
         }
         let ev = s.exec.event(r);
@@ -68,11 +68,14 @@ impl Dpor<'_> {
             return 0;
         };
         let phys = loc.phys.index();
-        let mut after = s.derived.base[r.index()];
         let mut out = 0u64;
-        while after != 0 {
-            let x = after.trailing_zeros() as usize;
-            after &= after - 1;
+        let after = s.derived.base_row(r.index());
+        let events = after.iter().enumerate().flat_map(|(k, &w)| {
+            (0..64)
+                .filter(move |b| w >> b & 1 == 1)
+                .map(move |b| 64 * k + b)
+        });
+        for x in events {
             let Some(u) = s.exec.events.get(x).and_then(|e| e.thread) else {
                 continue;
             };

@@ -1,0 +1,558 @@
+//! [`DerivedW`]: the relations of the fast path that depend on reads-from,
+//! coherence, the Fence-SC order and barrier synchronization, computed by
+//! [`decide_w`] or extended by [`add_read_w`], as sets of `W` words.
+
+// Rows are indexed by event: `for i in 0..n { a[i] = b[i] | c[i] }` reads
+// better than zipped iterators over several arrays.
+#![allow(clippy::needless_range_loop)]
+
+use super::set::{acyclic, close, close_acyclic, union_rows, Rows, SearchSpace, Set};
+use super::statics::StaticsW;
+use super::Decision;
+use crate::event::{EventId, EventKind};
+use crate::execution::Execution;
+
+#[inline(always)]
+fn bit<const W: usize>(i: usize) -> Set<W> {
+    Set::bit(i)
+}
+
+/// The relations that depend on reads-from, coherence, Fence-SC order and
+/// barrier synchronization, and scratch rows. Only the first `n` rows mean
+/// anything: [`decide`] writes each row it reads, so one `Derived` is reused
+/// from check to check without clearing it.
+#[derive(Clone)]
+pub(crate) struct DerivedW<const W: usize> {
+    pub(crate) rf: Rows<W>,
+    pub(crate) obs: Rows<W>,
+    pub(crate) sync: Rows<W>,
+    pub(crate) base: Rows<W>,
+    pub(crate) causality: Rows<W>,
+    pub(crate) co: Rows<W>,
+    pub(crate) fr: Rows<W>,
+    scratch_a: Rows<W>,
+    scratch_b: Rows<W>,
+    scratch_c: Rows<W>,
+    space: SearchSpace<W>,
+}
+
+impl<const W: usize> DerivedW<W> {
+    /// Copies the first `n` rows of the relations of `other`, of the same
+    /// width (a copy of memory).
+    #[inline]
+    pub(crate) fn copy_same(&mut self, other: &Self, n: usize) {
+        self.ensure(n);
+        self.rf[..n].copy_from_slice(&other.rf[..n]);
+        self.obs[..n].copy_from_slice(&other.obs[..n]);
+        self.sync[..n].copy_from_slice(&other.sync[..n]);
+        self.base[..n].copy_from_slice(&other.base[..n]);
+        self.causality[..n].copy_from_slice(&other.causality[..n]);
+        self.co[..n].copy_from_slice(&other.co[..n]);
+        self.fr[..n].copy_from_slice(&other.fr[..n]);
+    }
+
+    /// Copies the first `n` rows of the relations of `other`, of any width
+    /// whose sets hold them.
+    pub(crate) fn copy_from<const V: usize>(&mut self, other: &DerivedW<V>, n: usize) {
+        self.ensure(n);
+        for (dst, src) in [
+            (&mut self.rf, &other.rf),
+            (&mut self.obs, &other.obs),
+            (&mut self.sync, &other.sync),
+            (&mut self.base, &other.base),
+            (&mut self.causality, &other.causality),
+            (&mut self.co, &other.co),
+            (&mut self.fr, &other.fr),
+        ] {
+            for (d, s) in dst[..n].iter_mut().zip(&src[..n]) {
+                *d = Set::from_words(&s.0);
+            }
+        }
+    }
+
+    pub(crate) fn new() -> Self {
+        Self {
+            rf: Vec::new(),
+            obs: Vec::new(),
+            sync: Vec::new(),
+            base: Vec::new(),
+            causality: Vec::new(),
+            co: Vec::new(),
+            fr: Vec::new(),
+            scratch_a: Vec::new(),
+            scratch_b: Vec::new(),
+            scratch_c: Vec::new(),
+            space: SearchSpace::default(),
+        }
+    }
+
+    /// Makes every relation at least `n` rows long.
+    #[inline(always)]
+    pub(super) fn ensure(&mut self, n: usize) {
+        // invariant: every relation has as many rows as `rf`.
+        if self.rf.len() < n {
+            self.grow(n);
+        }
+    }
+
+    /// [`Self::ensure`] when the rows are short (once per `Derived`).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, n: usize) {
+        for rows in [
+            &mut self.rf,
+            &mut self.obs,
+            &mut self.sync,
+            &mut self.base,
+            &mut self.causality,
+            &mut self.co,
+            &mut self.fr,
+            &mut self.scratch_a,
+            &mut self.scratch_b,
+            &mut self.scratch_c,
+        ] {
+            if rows.len() < n {
+                // At full width: the kernels cut each relation to exactly
+                // `Set::<W>::CAPACITY` rows, so that indexes taken from a set
+                // need no bounds check.
+                rows.resize(n.max(Set::<W>::CAPACITY), Set::EMPTY);
+            }
+        }
+    }
+}
+
+/// Decides the axioms of 8.10 for `exec`, whose events are those of `st`,
+/// leaving the relations in `d`.
+pub(crate) fn decide_w<const W: usize>(
+    exec: &Execution,
+    st: &StaticsW<W>,
+    d: &mut DerivedW<W>,
+) -> Decision {
+    let n = st.n;
+    if exec.len() != n || exec.co.len() != n || exec.rf.len() != n || n > Set::<W>::CAPACITY {
+        return Decision::Unknown;
+    }
+    d.ensure(n);
+    let DerivedW {
+        rf,
+        obs,
+        sync,
+        base,
+        causality,
+        co,
+        fr,
+        scratch_a,
+        scratch_b,
+        scratch_c,
+        space,
+    } = d;
+    let cap = Set::<W>::CAPACITY;
+    let (rf, obs, sync, base, causality, co, fr) = (
+        &mut rf[..cap],
+        &mut obs[..cap],
+        &mut sync[..cap],
+        &mut base[..cap],
+        &mut causality[..cap],
+        &mut co[..cap],
+        &mut fr[..cap],
+    );
+    let (scratch_a, scratch_b, scratch_c) = (
+        &mut scratch_a[..cap],
+        &mut scratch_b[..cap],
+        &mut scratch_c[..cap],
+    );
+    // Reads-from (8.9.7 item 1): W -> R.
+    rf[..n].fill(Set::EMPTY);
+    for (r, w) in exec.rf.iter().enumerate() {
+        if let Some(w) = w {
+            if w.index() >= n {
+                return Decision::Unknown;
+            }
+            rf[w.index()] |= bit(r);
+        }
+    }
+    // Observation order (8.9.2): (ms ∩ rf) ; (rmw ; (ms ∩ rf))*.
+    let ms_rf = &mut *scratch_a;
+    for i in 0..n {
+        ms_rf[i] = st.ms[i] & rf[i];
+    }
+    let step = &mut *scratch_b;
+    for (slot, &m) in step.iter_mut().zip(&st.rmw).take(n) {
+        *slot = if m.is_empty() {
+            Set::EMPTY
+        } else {
+            union_rows(ms_rf, m)
+        };
+    }
+    for w in 0..n {
+        let mut row = ms_rf[w];
+        let mut frontier = row;
+        while !frontier.is_empty() {
+            let next = union_rows(step, frontier) & !row;
+            row |= next;
+            frontier = next;
+        }
+        obs[w] = row;
+    }
+    // Synchronizes-with (8.9.4): Fence-SC (item 1), barriers (items 2, 3),
+    // release and acquire patterns (item 4).
+    sync[..n].fill(Set::EMPTY);
+    if exec.fence_sc.iter().any(|f| f.index() >= n) {
+        return Decision::Unknown;
+    }
+    for (x, y) in exec.fence_sc_pairs() {
+        if st.ms[x.index()].has(y.index()) {
+            sync[x.index()] |= bit(y.index());
+        }
+    }
+    for &(x, y) in &exec.barrier_sync {
+        if x.index() >= n || y.index() >= n {
+            return Decision::Unknown;
+        }
+        sync[x.index()] |= bit(y.index());
+    }
+    for (first, slot) in sync.iter_mut().enumerate().take(n) {
+        let w = st.rel_writes[first];
+        if !w.is_empty() {
+            let observed = union_rows(obs, w);
+            *slot |= union_rows(&st.acq_last, observed) & st.ms[first];
+        }
+    }
+    // Base causality (8.9.5): (po ∪ sync)+. Program order is transitive, so
+    // the closure of each event's next event in its thread and its sync
+    // successors is the same; the search is linear when that is acyclic.
+    let imm = &mut *scratch_a;
+    for i in 0..n {
+        imm[i] = st.po[i].lowest() | sync[i];
+    }
+    if !close_acyclic(imm, base, n, space) {
+        for i in 0..n {
+            base[i] = st.po[i] | sync[i];
+        }
+        close(base, n);
+    }
+    // Proxy-preserved base causality (8.9.5), items 1 and 2, between thread
+    // memory operations.
+    let pp = &mut *scratch_a;
+    for x in 0..n {
+        pp[x] = base[x] & st.direct[x];
+    }
+    // Through proxy conversions and alias fences (item 3 and the converted
+    // cases of `ptx-v7.5.cat`).
+    if !st.alias_fences.is_empty() || st.conv[..n].iter().any(|r| !r.is_empty()) {
+        // src: X -> X (generic) or X -> F (F converts X, after X).
+        // dst: Y -> Y (generic) or F -> Y (F converts Y, before Y).
+        let src = &mut *scratch_b;
+        let dst = &mut *scratch_c;
+        src[..n].fill(Set::EMPTY);
+        dst[..n].fill(Set::EMPTY);
+        for x in (st.generic).iter() {
+            src[x] |= bit(x);
+            dst[x] |= bit(x);
+        }
+        for f in 0..n {
+            let c = st.conv[f];
+            if c.is_empty() {
+                continue;
+            }
+            dst[f] |= c & base[f];
+            for x in (c).iter() {
+                if base[x].has(f) {
+                    src[x] |= bit(f);
+                }
+            }
+        }
+        for x in (st.thread_mem).iter() {
+            let src_base = union_rows(base, src[x]);
+            let same_address_paths = union_rows(dst, src_base);
+            pp[x] |= same_address_paths & st.same_addr[x] & st.thread_mem;
+            let via_alias = union_rows(base, src_base & st.alias_fences);
+            let alias_paths = union_rows(dst, via_alias);
+            pp[x] |= alias_paths & st.same_loc[x] & st.thread_mem;
+        }
+    }
+    // P: proxy-preserved between memory operations, base causality for every
+    // other pair; causality order = P ∪ (observation ; P).
+    let p = &mut *scratch_b;
+    for x in 0..n {
+        p[x] = if st.thread_mem.has(x) {
+            pp[x] | (base[x] & !st.thread_mem)
+        } else {
+            base[x]
+        };
+    }
+    for x in 0..n {
+        causality[x] = p[x] | union_rows(p, obs[x]);
+    }
+    // Coherence (8.9.6, 8.10.1): chosen edges, initial writes first, and
+    // causality between overlapping writes; acyclic, then closed.
+    for (a, g) in co.iter_mut().enumerate().take(n) {
+        *g = Set::from_words(exec.co.row_words(EventId::new(a)));
+    }
+    for i in (st.inits).iter() {
+        co[i] |= st.same_loc[i] & st.writes & !st.inits & !bit(i);
+    }
+    for w in (st.writes).iter() {
+        co[w] |= causality[w] & st.writes & st.same_loc[w] & !bit(w);
+    }
+    let gen = &mut *scratch_a;
+    gen[..n].copy_from_slice(&co[..n]);
+    if !close_acyclic(gen, co, n, space) {
+        return Decision::Inconsistent;
+    }
+    // From-reads (8.9.7 item 3): rf^-1 ; co.
+    for (r, w) in exec.rf.iter().enumerate() {
+        fr[r] = w.map_or(Set::EMPTY, |w| co[w.index()]);
+    }
+    // Fence-SC (8.10.2): F1 before F2 in Fence-SC order, morally strong:
+    // F2 must not precede F1 in causality order.
+    for (f1, f2) in exec.fence_sc_pairs() {
+        let (a, b) = (f1.index(), f2.index());
+        if st.ms[a].has(b) && causality[b].has(a) {
+            return Decision::Inconsistent;
+        }
+    }
+    // Atomicity (8.10.3). Single-copy atomicity cannot fail while every
+    // overlap is complete: it needs a write coherence-before itself, and
+    // coherence is acyclic here. RMW atomicity: no morally strong write W
+    // between the write A's read reads from and A's write.
+    for ar in (st.reads).iter() {
+        let Some(aw) = st.rmw[ar].last() else {
+            continue;
+        };
+        let Some(w0) = exec.rf[ar] else { continue };
+        let between = co[w0.index()] & st.ms[aw] & st.ms[ar] & !bit(aw);
+        if between.any(|w| co[w].has(aw)) {
+            return Decision::Inconsistent;
+        }
+    }
+    // No-Thin-Air (8.10.4): rf ∪ dep acyclic.
+    let rf_dep = &mut *scratch_a;
+    for i in 0..n {
+        rf_dep[i] = rf[i] | st.dep[i];
+    }
+    if !acyclic(rf_dep, n, space) {
+        return Decision::Inconsistent;
+    }
+    // Causality (8.10.6): R must not read from a write it precedes in
+    // causality order, nor from-read a write that precedes it.
+    for r in (st.reads).iter() {
+        if let Some(w) = exec.rf[r] {
+            if causality[r].has(w.index()) {
+                return Decision::Inconsistent;
+            }
+        }
+        let overlapping = fr[r] & st.same_loc[r];
+        if overlapping.any(|w| causality[w].has(r)) {
+            return Decision::Inconsistent;
+        }
+    }
+    // Coherence (8.10.1) for a write that precedes itself in causality order.
+    if st.writes.any(|w| causality[w].has(w)) {
+        return Decision::Inconsistent;
+    }
+    // SC per location (8.10.5): po-loc ∪ (ms ∩ com) over thread memory
+    // operations of one location contains every edge of every pairwise
+    // morally strong set; if it is acyclic the axiom holds, otherwise the
+    // clique analysis of the full check decides.
+    let loc_rel = &mut *scratch_a;
+    for a in 0..n {
+        loc_rel[a] = if st.thread_mem.has(a) {
+            let com = rf[a] | co[a] | fr[a];
+            (st.po[a] | (st.ms[a] & com)) & st.same_loc[a] & st.thread_mem
+        } else {
+            Set::EMPTY
+        };
+    }
+    if !acyclic(loc_rel, n, space) {
+        return Decision::Unknown;
+    }
+    Decision::Consistent
+}
+
+/// The events that precede event `r` in causality order (8.9.5), in the
+/// relations `d` (as [`add_read`] leaves them for the read `r`).
+pub(crate) fn preceding_w<const W: usize>(d: &DerivedW<W>, r: usize) -> Set<W> {
+    let mut m = Set::EMPTY;
+    for (x, row) in d.causality[..r.min(d.causality.len())].iter().enumerate() {
+        if row.has(r) {
+            m.insert(x);
+        }
+    }
+    m
+}
+
+/// Extends `d`, the relations of a consistent execution, to the same
+/// execution with one more event: the read `r`, the last event of `exec` and
+/// of its thread, reading from `exec.rf[r]` (or from nothing yet, for a read
+/// committed to a later write). Decides the axioms of 8.10 for the result,
+/// checking only what the read can break (Causality and SC per location
+/// through `r`), and leaves its relations in `d`.
+///
+/// Why that is all: `r` is the last event of every order it takes part in.
+/// It has no program-order successor and starts no release pattern, so
+/// every new edge of program order, synchronization, base causality,
+/// observation (its chains end with reading from a write) and causality ends
+/// at `r`; coherence only relates writes and does not change; `r` adds the
+/// reads-from edge into itself, dependencies into itself, and from-reads
+/// out of itself. So a new cycle of an axiom must leave `r` by from-reads:
+/// Causality (`r` from-reads a write that precedes it) or SC per location.
+///
+/// Preconditions, checked where cheap (else `Unknown`): `d` holds the
+/// relations that [`decide`] found consistent for `exec` without `r`, with
+/// the same Fence-SC order (at most one fence, so no pair) and no barrier
+/// synchronization; no proxy conversions or alias fences (their paths would
+/// need more than a column).
+pub(crate) fn add_read_w<const W: usize>(
+    exec: &Execution,
+    st: &StaticsW<W>,
+    d: &mut DerivedW<W>,
+    r: usize,
+) -> Decision {
+    let n = st.n;
+    if n != r + 1
+        || exec.len() != n
+        || exec.rf.len() != n
+        || exec.co.len() != n
+        || exec.fence_sc.len() > 1
+        || !exec.barrier_sync.is_empty()
+        || !st.reads.has(r)
+        || !st.rmw[r].is_empty()
+        || !st.alias_fences.is_empty()
+        || n > Set::<W>::CAPACITY
+        || st.conv_fences.any(|f| !st.conv[f].is_empty())
+    {
+        return Decision::Unknown;
+    }
+    d.ensure(n);
+    let b = Set::<W>::bit(r);
+    let DerivedW {
+        rf,
+        obs,
+        sync,
+        base,
+        causality,
+        co,
+        fr,
+        ..
+    } = d;
+    // (Every row slice cut to `n`: the indexes below are then known in
+    // bounds.)
+    let cap = Set::<W>::CAPACITY;
+    let (rf, obs, sync, base, causality, co, fr) = (
+        &mut rf[..cap],
+        &mut obs[..cap],
+        &mut sync[..cap],
+        &mut base[..cap],
+        &mut causality[..cap],
+        &mut co[..cap],
+        &mut fr[..cap],
+    );
+    let (po, ms, rmw, rel_writes, acq_last, direct, same_loc) = (
+        &st.po[..n],
+        &st.ms[..n],
+        &st.rmw[..n],
+        &st.rel_writes[..n],
+        &st.acq_last[..n],
+        &st.direct[..n],
+        &st.same_loc[..n],
+    );
+    rf[r] = Set::EMPTY;
+    obs[r] = Set::EMPTY;
+    sync[r] = Set::EMPTY;
+    base[r] = Set::EMPTY;
+    causality[r] = Set::EMPTY;
+    co[r] = Set::EMPTY;
+    fr[r] = Set::EMPTY;
+    let w = exec.rf[r].map(|w| w.index());
+    if let Some(w) = w {
+        if w >= r {
+            return Decision::Unknown;
+        }
+        // Reads-from, from-reads (8.9.7).
+        rf[w] |= b;
+        fr[r] = co[w];
+        // Observation (8.9.2): chains that end by r reading from w morally
+        // strongly, directly or through the RMW whose write half is w.
+        if ms[w].has(r) {
+            obs[w] |= b;
+            let rmw_write = matches!(exec.events[w].kind, EventKind::Write { rmw: true, .. });
+            if let Some(x) = rmw_write
+                .then(|| st.reads.find(|x| rmw[x].has(w)))
+                .flatten()
+            {
+                for row in obs[..r].iter_mut() {
+                    if row.has(x) {
+                        *row |= b;
+                    }
+                }
+            }
+        }
+    }
+    // Synchronization (8.9.4 item 4) into r, and with it the program-order
+    // and synchronization predecessors of r, in one pass.
+    let mut preds = Set::<W>::EMPTY;
+    for x in 0..r {
+        let writes = rel_writes[x];
+        if !writes.is_empty() && ms[x].has(r) {
+            let observed = union_rows(obs, writes);
+            if union_rows(acq_last, observed).has(r) {
+                sync[x] |= b;
+            }
+        }
+        if (po[x] | sync[x]).has(r) {
+            preds |= bit(x);
+        }
+    }
+    // Base causality (8.9.5) into r: through those predecessors; `into` is
+    // the set of events that now precede r.
+    let mut into = Set::<W>::EMPTY;
+    for x in 0..r {
+        if preds.has(x) || base[x].meets(&preds) {
+            base[x] |= b;
+            into |= bit(x);
+        }
+    }
+    // Causality (8.9.5) into r: P (proxy-preserved base causality between
+    // memory operations: the direct cases, there being no conversion; the
+    // direct cases are symmetric, so `direct[x]` holds r when `direct[r]`
+    // holds x), and observation followed by P.
+    let pcol = into & (!st.thread_mem | direct[r]);
+    for x in 0..r {
+        if pcol.has(x) || obs[x].meets(&pcol) {
+            causality[x] |= b;
+        }
+    }
+    // Causality (8.10.6): r must not from-read a write that precedes it
+    // (it cannot precede the write it reads from: nothing follows r).
+    let overlapping = fr[r] & same_loc[r];
+    if overlapping.any(|w| causality[w].has(r)) {
+        return Decision::Inconsistent;
+    }
+    // SC per location (8.10.5): `po-loc ∪ (ms ∩ com)` was acyclic without
+    // r, and r only gains edges into it and from-read edges out of it, so a
+    // new cycle leaves r by a from-read to a morally strong write of its
+    // location and comes back to r: a search from those writes, over the
+    // relation with r, that stops when it reaches r.
+    let out = fr[r] & ms[r] & same_loc[r] & st.thread_mem;
+    if !out.is_empty() {
+        let loc_row = |a: usize| {
+            let com = rf[a] | co[a] | fr[a];
+            (po[a] | (ms[a] & com)) & same_loc[a] & st.thread_mem
+        };
+        let mut reached = out;
+        let mut frontier = out;
+        while !frontier.is_empty() {
+            let mut next = Set::EMPTY;
+            for a in (frontier).iter() {
+                next |= loc_row(a);
+            }
+            if next.has(r) {
+                return Decision::Unknown;
+            }
+            frontier = next & !reached;
+            reached |= next;
+        }
+    }
+    Decision::Consistent
+}

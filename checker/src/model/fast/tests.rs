@@ -1,0 +1,330 @@
+//! The fast path against the full computation on random executions.
+
+use super::*;
+use crate::event::EventId;
+use crate::model::testutil::*;
+use crate::model::{check_full, Relations};
+use ptxmc_frontend::ir::{FenceKind, Proxy, Scope, Sem};
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())]
+    }
+}
+
+/// A random candidate execution: threads in a few CTAs and GPUs,
+/// accesses through aliases and proxies, fences of every kind, RMWs,
+/// dependencies, any reads-from, coherence orientations (and sometimes
+/// extra coherence edges), Fence-SC orders and barrier pairs.
+fn random_execution(rng: &mut Rng) -> crate::execution::Execution {
+    // One case in eight has a first thread of 60 to 150 events (fences and
+    // loads), so that the others lie past one and two words of rows.
+    let pad = if rng.below(8) == 0 {
+        60 + rng.below(90)
+    } else {
+        0
+    };
+    random_padded(rng, pad)
+}
+
+/// [`random_execution`] after a first thread of `pad` events.
+fn random_padded(rng: &mut Rng, pad: usize) -> crate::execution::Execution {
+    let mut b = ExecBuilder::new(2);
+    let alias = b.alias(0);
+    let addrs = [
+        b.loc(0),
+        b.loc(1),
+        alias,
+        b.loc(0).via(Proxy::Surface),
+        alias.via(Proxy::Texture),
+    ];
+    let strengths = [
+        WEAK,
+        WEAK,
+        RLX_CTA,
+        RLX_GPU,
+        RLX_SYS,
+        REL_GPU,
+        ACQ_GPU,
+        ACQ_SYS,
+        ACQ_REL_GPU,
+        (Sem::Volatile, None),
+    ];
+    let fences = [
+        (FenceKind::Sc, Some(Scope::Gpu)),
+        (FenceKind::Sc, Some(Scope::Cta)),
+        (FenceKind::AcqRel, Some(Scope::Gpu)),
+        (FenceKind::Acquire, Some(Scope::Sys)),
+        (FenceKind::Release, Some(Scope::Cta)),
+        (FenceKind::ProxyAlias, None),
+        (FenceKind::ProxySurface, None),
+        (FenceKind::ProxyTexture, None),
+    ];
+    let placements = [cta(0), cta(0), cta(1), gpu(1)];
+    let n_threads = 1 + rng.below(4);
+    let mut reads = Vec::new();
+    let mut writes: Vec<EventId> = (0..2).map(|i| b.init(i)).collect();
+    let mut barriers = Vec::new();
+    if pad > 0 {
+        let t = b.thread(cta(1));
+        for k in 0..pad {
+            if k % 3 == 2 {
+                reads.push(b.ld(t, addrs[k % 2], RLX_GPU));
+            } else {
+                b.fence(t, FenceKind::AcqRel, Some(Scope::Cta));
+            }
+        }
+    }
+    for _ in 0..n_threads {
+        let t = b.thread(rng.pick(&placements));
+        let mut thread_reads = Vec::new();
+        for _ in 0..1 + rng.below(4) {
+            let a = rng.pick(&addrs);
+            let s = rng.pick(&strengths);
+            let e = match rng.below(10) {
+                0..=2 => {
+                    let w = b.st(t, a, 1 + rng.below(3) as i64, s);
+                    writes.push(w);
+                    w
+                }
+                3..=5 => {
+                    let r = b.ld(t, a, s);
+                    reads.push(r);
+                    thread_reads.push(r);
+                    r
+                }
+                6 | 7 => {
+                    let (r, w) = if rng.below(3) == 0 {
+                        b.red(t, a, s)
+                    } else {
+                        b.rmw(t, a, s)
+                    };
+                    reads.push(r);
+                    writes.push(w);
+                    thread_reads.push(r);
+                    w
+                }
+                8 => {
+                    let (k, scope) = rng.pick(&fences);
+                    b.fence(t, k, scope)
+                }
+                _ => {
+                    let x = b.barrier(t);
+                    barriers.push(x);
+                    x
+                }
+            };
+            if !thread_reads.is_empty() && rng.below(3) == 0 {
+                let r = rng.pick(&thread_reads);
+                if r != e {
+                    let kind = rng.pick(&[Dep::Addr, Dep::Data, Dep::Ctrl]);
+                    b.dep(r, e, kind);
+                }
+            }
+        }
+    }
+    let mut exec = b.build();
+    for &r in &reads {
+        let phys = exec.event(r).loc().map(|l| l.phys);
+        let same: Vec<EventId> = writes
+            .iter()
+            .copied()
+            .filter(|&w| exec.event(w).loc().map(|l| l.phys) == phys)
+            .collect();
+        exec.rf[r.index()] = Some(rng.pick(&same));
+    }
+    // Flip some chosen orientations, add an extra edge now and then.
+    let pairs: Vec<(EventId, EventId)> = exec.co.pairs().collect();
+    for (a, c) in pairs {
+        if rng.below(3) == 0 {
+            exec.co.remove(a, c);
+            exec.co.insert(c, a);
+        }
+    }
+    if rng.below(4) == 0 {
+        let (a, c) = (rng.pick(&writes), rng.pick(&writes));
+        let phys = |e: EventId| exec.event(e).loc().map(|l| l.phys);
+        if a != c && phys(a) == phys(c) {
+            exec.co.insert(a, c);
+        }
+    }
+    // A random Fence-SC order.
+    let mut f = exec.fence_sc.clone();
+    for i in (1..f.len()).rev() {
+        f.swap(i, rng.below(i + 1));
+    }
+    exec.fence_sc = f;
+    if barriers.len() > 1 && rng.below(2) == 0 {
+        let (x, y) = (rng.pick(&barriers), rng.pick(&barriers));
+        if x != y {
+            exec.barrier_sync.push((x, y));
+        }
+    }
+    exec
+}
+
+/// The first `keep` events of `exec` (ids increase along each thread).
+fn prefix(exec: &crate::execution::Execution, keep: usize) -> crate::execution::Execution {
+    let mut p = exec.clone();
+    p.events.truncate(keep);
+    p.rf.truncate(keep);
+    for th in &mut p.threads {
+        th.retain(|e| e.index() < keep);
+    }
+    p.co.resize(keep);
+    p.fence_sc.retain(|e| e.index() < keep);
+    p.barrier_sync
+        .retain(|&(x, y)| x.index() < keep && y.index() < keep);
+    p
+}
+
+/// Whether two statics describe the same events the same way.
+fn same(a: &Statics, b: &Statics) -> bool {
+    let (x, y) = (a.snapshot(), b.snapshot());
+    if x != y {
+        eprintln!(
+            "differ: n {} {}, attrs {}, threads {:?} {:?}, rows {:?}, masks {:?} {:?}",
+            x.0,
+            y.0,
+            x.1 == y.1,
+            x.2,
+            y.2,
+            (0..10).filter(|&k| x.3[k] != y.3[k]).collect::<Vec<_>>(),
+            x.4,
+            y.4
+        );
+    }
+    x == y
+}
+
+/// The program-order predecessors of event `i` in `exec`, as words.
+fn preds_of(exec: &crate::execution::Execution, i: usize) -> Vec<u64> {
+    let mut words = vec![0u64; i.div_ceil(64).max(1)];
+    let t = exec.event(EventId::new(i)).thread.expect("a thread event");
+    for e in exec.threads[t.index()].iter().take_while(|e| e.index() < i) {
+        words[e.index() / 64] |= 1u64 << (e.index() % 64);
+    }
+    words
+}
+
+fn relations_eq(a: &Relations, b: &Relations) -> bool {
+    a.co == b.co
+        && a.rf == b.rf
+        && a.fr == b.fr
+        && a.morally_strong == b.morally_strong
+        && a.observation == b.observation
+        && a.sync == b.sync
+        && a.base_causality == b.base_causality
+        && a.causality == b.causality
+}
+
+#[test]
+fn fast_path_agrees_with_the_full_check() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut consistent, mut inconsistent, mut unknown) = (0, 0, 0);
+    for case in 0..20_000 {
+        let exec = random_execution(&mut rng);
+        let st = Statics::new(&exec).expect("small executions take the fast path");
+        let mut d = Derived::new();
+        let full = check_full(&exec);
+        match decide(&exec, &st, &mut d) {
+            Decision::Consistent => {
+                consistent += 1;
+                let full = full.unwrap_or_else(|v| panic!("case {case}: full check: {v:?}"));
+                let fast = crate::model::fast_relations(exec.len(), &st, &d);
+                assert!(relations_eq(&fast, &full), "case {case}: relations differ");
+            }
+            Decision::Inconsistent => {
+                inconsistent += 1;
+                assert!(full.is_err(), "case {case}: full check says consistent");
+            }
+            Decision::Unknown => unknown += 1,
+        }
+        // Grown event by event, cut back, and reused for another
+        // execution, the statics are those built from scratch.
+        let mut grown = Statics::new(&prefix(&exec, 2)).expect("initial writes");
+        for i in 2..exec.len() {
+            assert!(grown.push(&exec, EventId::new(i), &preds_of(&exec, i)));
+        }
+        assert!(same(&grown, &st), "case {case}: pushed one by one");
+        assert!(grown.matches(&exec));
+        let keep = 2 + rng.below(exec.len() - 1);
+        grown.truncate(keep);
+        let cut = prefix(&exec, keep);
+        assert!(
+            same(&grown, &Statics::new(&cut).unwrap()),
+            "case {case}: truncated"
+        );
+        assert_eq!(grown.matches(&exec), keep == exec.len());
+        let mut reused = Statics::new(&cut).unwrap();
+        assert!(
+            reused.rebuild(&exec) && same(&reused, &st),
+            "case {case}: rebuilt"
+        );
+    }
+    eprintln!("fast path: {consistent} consistent, {inconsistent} inconsistent, {unknown} unknown");
+    assert!(
+        consistent > 1000 && inconsistent > 1000,
+        "{consistent} {inconsistent} {unknown}"
+    );
+    assert!(
+        unknown * 20 < consistent + inconsistent,
+        "{unknown} unknown"
+    );
+}
+
+#[test]
+fn adding_a_read_agrees_with_deciding_from_scratch() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let (mut same, mut pruned, mut unknown) = (0, 0, 0);
+    for case in 0..40_000 {
+        let mut exec = random_execution(&mut rng);
+        let r = exec.len() - 1;
+        if !exec.event(EventId::new(r)).is_read() {
+            continue;
+        }
+        if rng.below(4) == 0 {
+            // Committed to a write not in the graph yet.
+            exec.rf[r] = None;
+        }
+        exec.fence_sc.truncate(1);
+        exec.barrier_sync.clear();
+        let before = prefix(&exec, r);
+        let st0 = Statics::new(&before).unwrap();
+        let mut d = Derived::new();
+        if decide(&before, &st0, &mut d) != Decision::Consistent {
+            continue;
+        }
+        let st = Statics::new(&exec).unwrap();
+        let mut fresh = Derived::new();
+        let expected = decide(&exec, &st, &mut fresh);
+        match add_read(&exec, &st, &mut d, r) {
+            Decision::Consistent => {
+                same += 1;
+                assert_eq!(expected, Decision::Consistent, "case {case}");
+                let n = exec.len();
+                let (a, b) = (relations(n, &st, &d), relations(n, &st, &fresh));
+                assert!(relations_eq(&a, &b), "case {case}: relations differ");
+            }
+            Decision::Inconsistent => {
+                pruned += 1;
+                assert_eq!(expected, Decision::Inconsistent, "case {case}");
+            }
+            Decision::Unknown => unknown += 1,
+        }
+    }
+    eprintln!("add_read: {same} consistent, {pruned} inconsistent, {unknown} unknown");
+    assert!(same > 500 && pruned > 100, "{same} {pruned} {unknown}");
+}
