@@ -1,7 +1,8 @@
 //! `ptxmc merge`: combine JSON Lines result files (shards) into one report.
 
 use super::args::MergeArgs;
-use super::results::{self, Record, Totals};
+use super::results::{self, Record};
+use super::totals::Totals;
 use super::{EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -35,6 +35,7 @@ mod sink;
 mod split_parts;
 mod stats;
 mod svg;
+mod totals;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -15,8 +15,9 @@ use super::graph::{GraphResult, GraphSetup};
 use super::outcome::{Outcome, OutcomeKind, Phases};
 use super::parse_cmd::read_source;
 use super::progress::Progress;
-use super::results::{self, Record, Totals};
+use super::results::{self, Record};
 use super::sink::{self, Lock, Markers, Sink, SINK_BUFFER};
+use super::totals::{self, Totals};
 use super::{herd, json, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use ptxmc_checker::{Options, Reading, Status};
 use rayon::prelude::*;
@@ -708,10 +709,10 @@ fn run_checked(args: &RunArgs) -> Result<u8, String> {
     let _ = writeln!(out, "{}", totals.line());
     let _ = writeln!(out, "{}", totals.verdict_line());
     phases.output += t_out.elapsed();
-    results::explored_line(&mut out, &totals, explored, wall.as_secs_f64());
+    totals::explored_line(&mut out, &totals, explored, wall.as_secs_f64());
     let _ = writeln!(out, "Model {}", opts.reading.name);
     if args.stats {
-        results::stats_block(
+        totals::stats_block(
             &mut out,
             &totals,
             explored,
