@@ -114,10 +114,10 @@ impl Dpor<'_> {
     /// of whose later events some read `r` precedes in base causality order
     /// (8.9.5): each waits ([`Run::Waiting`]) at an acquire read `q` that is
     /// never given a value in advance ([`Self::never_unblocked`]), so it runs
-    /// again only once a write added later gives `q` its value, and every
-    /// thread that may still write `q`'s location is in `after` or stopped
-    /// behind them too, each of its writes there a release operation morally
-    /// strong with `q` (8.7, 8.8 form 1). The first of these threads to run
+    /// again only once a write added later gives `q` its value, every write
+    /// any thread makes to `q`'s location is a release operation morally
+    /// strong with `q` (8.7, 8.8 form 1), and every thread that may still
+    /// write there is in `after` or stopped behind them too. The first of these threads to run
     /// again reads a write of a thread of `after`, which `r` precedes in base
     /// causality order and which synchronizes with `q` (8.9.4 item 4:
     /// observation, 8.9.2), so `r` precedes `q` and all that follows it;
@@ -125,6 +125,9 @@ impl Dpor<'_> {
     /// that wait only for each other never run again, and write nothing.)
     pub(super) fn gated_behind(&self, s: &State, after: u64) -> u64 {
         let mut gated = 0u64;
+        if s.waiting.is_empty() {
+            return 0;
+        }
         for (u, run) in s.runs.iter().enumerate() {
             let Run::Waiting(q) = *run else {
                 continue;
@@ -133,7 +136,27 @@ impl Dpor<'_> {
             let acquire = matches!(e.kind, EventKind::Read { red: false, .. })
                 && e.is_strong()
                 && e.sem.is_acquire();
-            if after >> u & 1 == 0 && acquire && !self.issues_async[u] && self.never_unblocked(s, q)
+            // Every write any thread makes to `q`'s location synchronizes
+            // with `q` when `q` reads it (a thread whose writes there do not
+            // keeps the waiter out, even when it makes none any more).
+            let synchronizing = || {
+                e.loc().is_some_and(|l| {
+                    self.writers.iter().all(|wt| {
+                        wt.get(l.phys.index()).is_none_or(|ws| {
+                            ws.iter().all(|w| {
+                                w.is_strong()
+                                    && w.sem.is_release()
+                                    && model::morally_strong_events(w, e, &s.exec.placements)
+                            })
+                        })
+                    })
+                })
+            };
+            if after >> u & 1 == 0
+                && acquire
+                && !self.issues_async[u]
+                && self.never_unblocked(s, q)
+                && synchronizing()
             {
                 gated |= 1 << u;
             }
@@ -151,17 +174,9 @@ impl Dpor<'_> {
                 let Some(phys) = e.loc().map(|l| l.phys.index()) else {
                     continue;
                 };
-                let behind = (0..s.runs.len()).all(|t| {
-                    !self.later_writer(s, t, u, e, phys)
-                        || ((after | gated) >> t & 1 == 1
-                            && self.writers[t].get(phys).is_some_and(|ws| {
-                                ws.iter().all(|w| {
-                                    w.is_strong()
-                                        && w.sem.is_release()
-                                        && model::morally_strong_events(w, e, &s.exec.placements)
-                                })
-                            }))
-                });
+                // (Every writer synchronizes with `q`, checked above.)
+                let behind = (0..s.runs.len())
+                    .all(|t| (after | gated) >> t & 1 == 1 || !self.later_writer(s, t, u, e, phys));
                 if !behind {
                     gated &= !(1 << u);
                 }
