@@ -11,6 +11,7 @@ use super::{Dpor, Run, State};
 use crate::event::EventId;
 use crate::execution::Execution;
 use crate::explore::candidate::{releases, Ending};
+use crate::model;
 
 impl Dpor<'_> {
     /// Whether every thread of `s` that ended in a spin loop can still be
@@ -22,10 +23,42 @@ impl Dpor<'_> {
     /// on the two events alone, so a `false` holds for every completion.
     pub(super) fn spins_may_be_fair(&self, s: &State) -> bool {
         s.runs.iter().all(|run| match run {
-            Run::Ended(Ending::Spin { iteration, .. }) => {
-                iteration.iter().all(|&r| read_may_stay(&s.exec, r))
-            }
+            Run::Ended(Ending::Spin { iteration, .. }) => iteration
+                .iter()
+                .all(|&r| read_may_stay(&s.exec, r) && !self.released_later(s, r)),
             _ => true,
+        })
+    }
+
+    /// Whether every completion of `s` adds a write that releases the spin
+    /// read `r` (one that reads the initial write; any other write of the
+    /// location is coherence-after it, 8.9.6): a read of `r`'s location
+    /// waits for a write not yet added, or is committed to one ([`Run::Waiting`],
+    /// `s.pending`; a completion gives it one, else it is discarded), and
+    /// every write that a thread may still make for it is morally strong
+    /// with `r` (8.7), so bound to become visible to it.
+    fn released_later(&self, s: &State, r: EventId) -> bool {
+        let e = s.exec.event(r);
+        let (Some(w), Some(loc)) = (s.exec.rf.get(r.index()).copied().flatten(), e.loc()) else {
+            return false;
+        };
+        if !s.exec.event(w).is_init() {
+            return false;
+        }
+        let phys = loc.phys.index();
+        s.waiting.iter().chain(&s.pending).any(|&q| {
+            let qe = s.exec.event(q);
+            let (Some(qt), Some(ql)) = (qe.thread, qe.loc()) else {
+                return false;
+            };
+            ql.phys.index() == phys
+                && (0..s.runs.len()).all(|t| {
+                    !self.later_writer(s, t, qt.index(), qe, phys)
+                        || self.writers[t].get(phys).is_some_and(|ws| {
+                            ws.iter()
+                                .all(|x| model::morally_strong_events(x, e, &s.exec.placements))
+                        })
+                })
         })
     }
 }

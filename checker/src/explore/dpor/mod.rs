@@ -1689,10 +1689,13 @@ mod tests {
             ));
         }
         cases.push(("cas-lock-3".into(), family("cas-lock", 3), 186, 264, 50_000));
+        // Waiters stopped behind a committed read cannot serve it
+        // (`Dpor::gated_behind`): 504 and 12,056 pruned graphs before.
+        cases.push(("ticket-lock-3".into(), family("ticket-lock", 3), 6, 0, 200));
         cases.push((
-            "ticket-lock-3".into(),
-            family("ticket-lock", 3),
-            6,
+            "ticket-lock-4".into(),
+            family("ticket-lock", 4),
+            24,
             0,
             2_000,
         ));

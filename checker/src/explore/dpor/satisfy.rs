@@ -49,49 +49,145 @@ impl Dpor<'_> {
         self.future_writer(t, rt, ev, phys) && self.remaining_writes(s, t, phys) > 0
     }
 
-    /// Threads none of whose future writes the read `r` may read from:
-    /// those with an event that `r` precedes in base causality order (8.9.5;
-    /// every later event of such a thread follows that one in program order,
-    /// so `r` precedes it too), when `r` and every write the thread makes to
-    /// `r`'s location use `r`'s address and the generic proxy: `r` then
-    /// precedes each such write in (proxy-preserved) causality order, and
-    /// the Causality axiom (8.10.6, item 1) forbids reading from it. Known
-    /// only from the relations of a graph found consistent
-    /// (`s.derived_valid`); none otherwise.
+    /// Threads none of whose future writes the read `r` may read from, when
+    /// `r` and every write the thread makes to `r`'s location use `r`'s
+    /// address and the generic proxy (so that `r` preceding such a write in
+    /// base causality order puts it before the write in proxy-preserved
+    /// causality order, 8.9.5, and the Causality axiom, 8.10.6 item 1,
+    /// forbids reading from it). Two kinds of threads are such:
+    ///
+    /// - those with an event that `r` precedes in base causality order
+    ///   (every later event of the thread follows that one in program order,
+    ///   so `r` precedes it too); known only from the relations of a graph
+    ///   found consistent (`s.derived_valid`);
+    /// - those stopped behind `r` ([`Self::gated_behind`]): waiting at a read
+    ///   that only writes `r` precedes in base causality order can serve.
     pub(super) fn causally_after(&self, s: &State, r: EventId) -> u64 {
-        let n = s.exec.len();
-        if !s.derived_valid || n > fast::MAX_WIDE_EVENTS || s.runs.len() > 64 {
-            return 0;
-        }
         let ev = s.exec.event(r);
-        let (Some(loc), Proxy::Generic) = (ev.loc(), ev.proxy) else {
+        let (Some(loc), Proxy::Generic, Some(rt)) = (ev.loc(), ev.proxy, ev.thread) else {
             return 0;
         };
-        let phys = loc.phys.index();
-        let mut out = 0u64;
-        let after = s.derived.base_row(r.index());
-        let events = after.iter().enumerate().flat_map(|(k, &w)| {
-            (0..64)
-                .filter(move |b| w >> b & 1 == 1)
-                .map(move |b| 64 * k + b)
-        });
-        for x in events {
-            let Some(u) = s.exec.events.get(x).and_then(|e| e.thread) else {
-                continue;
-            };
-            let u = u.index();
-            if out >> u & 1 == 1 || self.issues_async[u] {
-                continue;
-            }
-            let same_way = self.accesses[u].get(phys).is_some_and(|a| {
+        let (phys, rt) = (loc.phys.index(), rt.index());
+        if s.runs.len() > 64 || self.issues_async[rt] {
+            return 0;
+        }
+        let same_way = |u: usize| {
+            self.accesses[u].get(phys).is_some_and(|a| {
                 a.iter()
                     .all(|&(va, p)| va == loc.vaddr && p == Proxy::Generic)
+            })
+        };
+        // Threads all of whose later events `r` precedes in base causality
+        // order: its own (program order), and those found from the relations.
+        let mut after_threads = 1u64 << rt;
+        let mut out = 0u64;
+        if s.derived_valid && s.exec.len() <= fast::MAX_WIDE_EVENTS {
+            let after = s.derived.base_row(r.index());
+            let events = after.iter().enumerate().flat_map(|(k, &w)| {
+                (0..64)
+                    .filter(move |b| w >> b & 1 == 1)
+                    .map(move |b| 64 * k + b)
             });
-            if same_way {
+            for x in events {
+                let Some(u) = s.exec.events.get(x).and_then(|e| e.thread) else {
+                    continue;
+                };
+                let u = u.index();
+                if out >> u & 1 == 1 || self.issues_async[u] {
+                    continue;
+                }
+                after_threads |= 1 << u;
+                if same_way(u) {
+                    out |= 1 << u;
+                }
+            }
+        }
+        let mut gated = self.gated_behind(s, after_threads);
+        while gated != 0 {
+            let u = gated.trailing_zeros() as usize;
+            gated &= gated - 1;
+            if same_way(u) {
                 out |= 1 << u;
             }
         }
         out
+    }
+
+    /// The threads stopped behind the threads `after` (a bit per thread), all
+    /// of whose later events some read `r` precedes in base causality order
+    /// (8.9.5): each waits ([`Run::Waiting`]) at an acquire read `q` that is
+    /// never given a value in advance ([`Self::never_unblocked`]), so it runs
+    /// again only once a write added later gives `q` its value, every write
+    /// any thread makes to `q`'s location is a release operation morally
+    /// strong with `q` (8.7, 8.8 form 1), and every thread that may still
+    /// write there is in `after` or stopped behind them too. The first of these threads to run
+    /// again reads a write of a thread of `after`, which `r` precedes in base
+    /// causality order and which synchronizes with `q` (8.9.4 item 4:
+    /// observation, 8.9.2), so `r` precedes `q` and all that follows it;
+    /// by induction, so for each next one. (The largest such set: threads
+    /// that wait only for each other never run again, and write nothing.)
+    pub(super) fn gated_behind(&self, s: &State, after: u64) -> u64 {
+        let mut gated = 0u64;
+        if s.waiting.is_empty() {
+            return 0;
+        }
+        for (u, run) in s.runs.iter().enumerate() {
+            let Run::Waiting(q) = *run else {
+                continue;
+            };
+            let e = s.exec.event(q);
+            let acquire = matches!(e.kind, EventKind::Read { red: false, .. })
+                && e.is_strong()
+                && e.sem.is_acquire();
+            // Every write any thread makes to `q`'s location synchronizes
+            // with `q` when `q` reads it (a thread whose writes there do not
+            // keeps the waiter out, even when it makes none any more).
+            let synchronizing = || {
+                e.loc().is_some_and(|l| {
+                    self.writers.iter().all(|wt| {
+                        wt.get(l.phys.index()).is_none_or(|ws| {
+                            ws.iter().all(|w| {
+                                w.is_strong()
+                                    && w.sem.is_release()
+                                    && model::morally_strong_events(w, e, &s.exec.placements)
+                            })
+                        })
+                    })
+                })
+            };
+            if after >> u & 1 == 0
+                && acquire
+                && !self.issues_async[u]
+                && self.never_unblocked(s, q)
+                && synchronizing()
+            {
+                gated |= 1 << u;
+            }
+        }
+        loop {
+            let before = gated;
+            let mut m = gated;
+            while m != 0 {
+                let u = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let Run::Waiting(q) = s.runs[u] else {
+                    continue;
+                };
+                let e = s.exec.event(q);
+                let Some(phys) = e.loc().map(|l| l.phys.index()) else {
+                    continue;
+                };
+                // (Every writer synchronizes with `q`, checked above.)
+                let behind = (0..s.runs.len())
+                    .all(|t| (after | gated) >> t & 1 == 1 || !self.later_writer(s, t, u, e, phys));
+                if !behind {
+                    gated &= !(1 << u);
+                }
+            }
+            if gated == before {
+                return gated;
+            }
+        }
     }
 
     /// Whether some thread still running may write the value the committed
