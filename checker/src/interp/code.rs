@@ -1,6 +1,7 @@
 //! Per-thread facts that depend only on the program: label positions, loops,
 //! and which loops are side-effect-free spin loops (`docs/model-notes.md`).
 
+use super::writes::shared_scope;
 use crate::model::reading::Reading;
 use ptxmc_frontend::ir::{
     Address, AsyncInstr, Instr, LabelId, Operand, RegId, Stmt, Test, ThreadId,
@@ -15,9 +16,17 @@ pub struct Loop {
     /// Position of the backward jump.
     pub back: usize,
     /// Whether the loop is a side-effect-free spin loop: its body has no
-    /// store, RMW or barrier, and every register it reads is either written
-    /// earlier in the same iteration (on every path) or never written in it.
+    /// store, RMW or barrier, every register it reads is either written
+    /// earlier in the same iteration (on every path) or never written in it,
+    /// and every register it writes is written on every path from its head
+    /// to each exit (so no value of a failed iteration outlives it).
     pub spin: bool,
+    /// Whether the loop is a retry loop: as a spin loop, but its body has
+    /// RMWs. An iteration that made no write (each of its `atom.cas` failed
+    /// under a reading where a failed CAS only reads) is side-effect free
+    /// and blocks like a spin loop's; one that wrote is unrolled
+    /// (`docs/model-notes.md`, "Waits").
+    pub retry: bool,
 }
 
 impl Loop {
@@ -44,6 +53,10 @@ pub struct ThreadCode {
     n_regs: usize,
     /// The reading of the model whose choices the events follow.
     reading: Reading,
+    /// For each physical location: every access to it in the test is
+    /// morally strong with every other ([`strong_locations`]).
+    // invariant: one entry per physical location of the test.
+    strong_loc: Vec<bool>,
 }
 
 impl ThreadCode {
@@ -113,6 +126,7 @@ impl ThreadCode {
             heads: Vec::new(),
             n_regs,
             reading: Reading::SPEC,
+            strong_loc: strong_locations(test),
         };
         let n = code.stmts.len();
         code.back_edge = vec![None; n];
@@ -125,12 +139,17 @@ impl ThreadCode {
                 .label(target)
                 .ok_or_else(|| format!("jump to an undefined label at {}", code.stmts[p].span))?;
             if head <= p {
-                let spin = code.is_spin_body(head, p);
+                let (spin, retry) = match code.body_kind(head, p) {
+                    Body::Effects => (false, false),
+                    Body::Rmws => (false, true),
+                    Body::Reads => (true, false),
+                };
                 let idx = code.loops.len();
                 code.loops.push(Loop {
                     head,
                     back: p,
                     spin,
+                    retry,
                 });
                 code.back_edge[p] = Some(idx);
                 code.heads[head].push(idx);
@@ -185,28 +204,47 @@ impl ThreadCode {
         self.heads.get(p).map_or(&[], Vec::as_slice)
     }
 
+    /// Whether every access to the location of `addr` in the whole test is
+    /// morally strong with every other (8.7), the initial write aside: then
+    /// the write-back of a failed `atom.cas` there is unobservable
+    /// (`docs/model-notes.md`, "Waits").
+    pub fn strong_location(&self, addr: ptxmc_frontend::ir::AddrId) -> bool {
+        self.addresses
+            .get(addr.index())
+            .and_then(|a| self.strong_loc.get(a.phys.index()))
+            .copied()
+            .unwrap_or(false)
+    }
+
     /// The number of registers the thread uses (the size of its register file).
     pub fn n_regs(&self) -> usize {
         self.n_regs
     }
 
-    /// Whether the body `head..=back` is a side-effect-free spin loop: no store,
-    /// RMW or barrier, and every register read in the body is written before it
-    /// on every path through the iteration, or never written in the body.
-    fn is_spin_body(&self, head: usize, back: usize) -> bool {
+    /// What an iteration of the body `head..=back` may do besides reading
+    /// (see [`Body`]). Register rules, on every path through one iteration
+    /// (a forward dataflow of the registers certainly written, over the
+    /// jumps inside the body; backward jumps can only add registers along a
+    /// path, so ignoring them keeps the sets exact for "every path"):
+    /// 1. every register read in the body is written before it, or never
+    ///    written in the body (no state carried from one iteration to the
+    ///    next);
+    /// 2. at every exit (a jump out of the body, or falling through past
+    ///    `back`), every register written anywhere in the body has been
+    ///    written on the way (no value of a failed iteration reaches the
+    ///    code after the loop or the final registers).
+    ///
+    /// A body that breaks either rule, or writes memory otherwise than
+    /// through RMWs, is [`Body::Effects`].
+    fn body_kind(&self, head: usize, back: usize) -> Body {
         let body = &self.stmts[head..=back];
         if body.iter().any(|s| {
-            matches!(
-                s.instr,
-                Instr::Store { .. } | Instr::Rmw { .. } | Instr::Barrier { .. }
-            ) || matches!(&s.instr, Instr::Async(a) if !matches!(a, AsyncInstr::MbarrierWait { .. }))
+            matches!(s.instr, Instr::Store { .. } | Instr::Barrier { .. })
+                || matches!(&s.instr, Instr::Async(a) if !matches!(a, AsyncInstr::MbarrierWait { .. }))
         }) {
-            return false;
+            return Body::Effects;
         }
         let written_in_body: Vec<RegId> = body.iter().flat_map(|s| writes(&s.instr)).collect();
-        // Must-written registers on entry of each position: a forward dataflow over
-        // the jumps inside the body (backward jumps can only add registers along a
-        // path, so ignoring them keeps the sets exact for "every path").
         let len = body.len();
         let mut must_in: Vec<Option<Vec<RegId>>> = vec![None; len];
         for q in 0..len {
@@ -218,7 +256,7 @@ impl ThreadCode {
                 .iter()
                 .any(|r| !inn.contains(r) && written_in_body.contains(r))
             {
-                return false;
+                return Body::Effects;
             }
             let mut out = inn;
             out.extend(writes(&s.instr));
@@ -229,10 +267,19 @@ impl ThreadCode {
                         None => out.clone(),
                         Some(prev) => prev.into_iter().filter(|r| out.contains(r)).collect(),
                     });
+                } else if (succ < head || succ > back)
+                    && !written_in_body.iter().all(|r| out.contains(r))
+                {
+                    // An exit that leaves a register of a failed iteration.
+                    return Body::Effects;
                 }
             }
         }
-        true
+        if body.iter().any(|s| matches!(s.instr, Instr::Rmw { .. })) {
+            Body::Rmws
+        } else {
+            Body::Reads
+        }
     }
 
     /// Control-flow successors of position `p`.
@@ -247,6 +294,148 @@ impl ThreadCode {
             _ => vec![p + 1],
         }
     }
+}
+
+/// What an iteration of a loop body may do besides reading registers and
+/// memory ([`ThreadCode::body_kind`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Body {
+    /// Stores, barriers, asynchronous operations, or registers carried
+    /// across iterations or out of a failed one: unrolled.
+    Effects,
+    /// RMWs, which write unless a reading lets a failed `atom.cas` only
+    /// read: a retry loop.
+    Rmws,
+    /// Reads only (loads, fences, `mbarrier` waits): a spin loop.
+    Reads,
+}
+
+/// For each physical location of `test`: whether every access to it (every
+/// load, store and atomic of every thread, as the interpreter builds their
+/// events) is morally strong with every other (8.7: same thread, or both
+/// strong with scopes that include each other's thread; one proxy; one
+/// virtual address). `false` for every location of a test with
+/// asynchronous operations (their accesses are not scanned).
+fn strong_locations(test: &Test) -> Vec<bool> {
+    use crate::event::{Event, EventKind, Location};
+    let n = test.n_phys as usize;
+    let mut per: Vec<Vec<Event>> = vec![Vec::new(); n];
+    for (t, th) in test.threads.iter().enumerate() {
+        for stmt in &th.code {
+            let (addr, sem, scope, proxy, write) = match &stmt.instr {
+                Instr::Load {
+                    addr,
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    ..
+                } => (*addr, *sem, shared_scope(*space, *scope), *proxy, false),
+                Instr::Store {
+                    addr,
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    ..
+                } => (*addr, *sem, shared_scope(*space, *scope), *proxy, true),
+                Instr::Rmw {
+                    addr,
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    ..
+                } => (*addr, *sem, shared_scope(*space, Some(*scope)), *proxy, true),
+                Instr::Async(_) => return vec![false; n],
+                _ => continue,
+            };
+            let Some(a) = test.addresses.get(addr.index()) else {
+                continue;
+            };
+            let loc = Location {
+                phys: a.phys,
+                vaddr: a.vaddr,
+                addr,
+            };
+            let kind = if write {
+                EventKind::Write {
+                    loc,
+                    value: 0,
+                    rmw: false,
+                    init: false,
+                }
+            } else {
+                EventKind::Read {
+                    loc,
+                    value: 0,
+                    rmw: false,
+                    red: false,
+                }
+            };
+            if let Some(list) = per.get_mut(a.phys.index()) {
+                list.push(Event {
+                    thread: Some(ThreadId::new(t)),
+                    po_index: 0,
+                    kind,
+                    sem,
+                    scope,
+                    proxy,
+                    span: stmt.span,
+                    instr: 0,
+                    addr_deps: Default::default(),
+                    data_deps: Default::default(),
+                    ctrl_deps: Default::default(),
+                    async_order: Default::default(),
+                });
+            }
+        }
+    }
+    let placements: Vec<_> = test.threads.iter().map(|t| t.placement).collect();
+    per.iter()
+        .map(|evs| {
+            evs.iter().enumerate().all(|(i, a)| {
+                evs[i + 1..]
+                    .iter()
+                    .all(|b| crate::model::morally_strong_events(a, b, &placements))
+            })
+        })
+        .collect()
+}
+
+/// Whether the backward jump at `at` in thread `thread` of `test` closes a
+/// loop with an `atom.cas` in its body: a CAS retry loop, which the unroll
+/// bound cuts only after an iteration that wrote (under the spec reading a
+/// failed CAS writes the old value back, `model::reading`). A scan of the
+/// code, no allocation: for the note of a cut execution.
+pub fn cas_retry_loop_at(test: &Test, thread: usize, at: ptxmc_frontend::ir::Span) -> bool {
+    let Some(code) = test.threads.get(thread).map(|t| &t.code) else {
+        return false;
+    };
+    let Some(back) = code
+        .iter()
+        .position(|s| s.span == at && jump_target(&s.instr).is_some())
+    else {
+        return false;
+    };
+    let Some(target) = jump_target(&code[back].instr) else {
+        return false;
+    };
+    let head = code
+        .iter()
+        .position(|s| matches!(s.instr, Instr::Label(l) if l == target));
+    head.is_some_and(|h| {
+        h <= back
+            && code[h..=back].iter().any(|s| {
+                matches!(
+                    s.instr,
+                    Instr::Rmw {
+                        op: ptxmc_frontend::ir::RmwOp::Cas,
+                        ..
+                    }
+                )
+            })
+    })
 }
 
 /// The label an instruction may jump to.

@@ -47,6 +47,10 @@ enum Effect<V> {
     CopyRead,
     /// A write of `value`.
     Write { value: V },
+    /// The write-back of a failed CAS that no other operation can tell from
+    /// its source ([`RmwPlan::write_back_unseen`]): a write of `value` that
+    /// does not count as a side effect of its loop iteration.
+    WriteBack { value: V },
     /// A fence.
     Fence,
     /// A barrier with its runtime id and count.
@@ -63,6 +67,51 @@ struct RmwPlan<V> {
     /// The write depends on the read (every RMW but `exch` under a reading
     /// where `exch` writes only its operand, `model::reading`).
     on_read: bool,
+    /// The write half follows only when the value read equals `a`: an
+    /// `atom.cas` under a reading where a failed CAS only reads
+    /// (`Reading::failed_cas_writes` false).
+    only_if_equal: bool,
+    /// The write half of a failed CAS (which writes the old value back) is
+    /// unobservable: an `atom.cas` of a location whose accesses are all
+    /// morally strong with each other (`ThreadCode::strong_location`), so a
+    /// retry loop's iteration whose only writes are such write-backs is
+    /// collapsed like a spin loop's (`docs/model-notes.md`, "Waits").
+    write_back_unseen: bool,
+}
+
+impl<V: Value> RmwPlan<V> {
+    /// Whether the write half follows when the read returns `old`; `None`
+    /// when the values do not decide it (symbolic values).
+    fn writes_after(&self, old: &V) -> Option<bool> {
+        if self.only_if_equal {
+            V::compare(CmpOp::Eq, old, &self.a)
+        } else {
+            Some(true)
+        }
+    }
+
+    /// Whether the CAS succeeds when it reads `old`, when that matters: the
+    /// write half follows only then, or is an unobservable write-back
+    /// otherwise. `Some(true)` for every other RMW.
+    fn succeeds(&self, old: &V) -> Option<bool> {
+        if self.only_if_equal || self.write_back_unseen {
+            V::compare(CmpOp::Eq, old, &self.a)
+        } else {
+            Some(true)
+        }
+    }
+}
+
+/// What deciding an undecided comparison does ([`ThreadState::decide`]).
+#[derive(Clone, Debug)]
+enum Undecided<V> {
+    /// A branch: taken, it jumps to this position.
+    Jump(usize),
+    /// Whether a CAS succeeded: if so, its write half writes this value
+    /// with these dependencies; if not, it writes nothing (`false`: a
+    /// reading where a failed CAS only reads) or the same value back,
+    /// unobservably (`true`, [`RmwPlan::write_back_unseen`]).
+    CasWrite(V, Deps, bool),
 }
 
 #[derive(Clone, Debug)]
@@ -99,10 +148,17 @@ pub struct ThreadState<V> {
     loop_count: Vec<u32>,
     /// `events.len()` when each loop's head was last reached.
     loop_entry: Vec<usize>,
+    /// `writes` when each loop's head was last reached.
+    loop_writes: Vec<u32>,
+    /// Write events committed so far (to tell an iteration that wrote nothing).
+    writes: u32,
     events: Vec<EventId>,
     pending: Option<Pending<V>>,
-    rmw_write: Option<(V, Deps)>,
-    undecided: Option<(BranchCond<V>, usize)>,
+    /// The write half of the RMW whose read was committed: value,
+    /// dependencies, and whether it is an unobservable write-back of a
+    /// failed CAS ([`RmwPlan::write_back_unseen`]).
+    rmw_write: Option<(V, Deps, bool)>,
+    undecided: Option<(BranchCond<V>, Undecided<V>)>,
     run: Run,
     blocked_at: Option<usize>,
     spin_loop: Option<usize>,
@@ -134,6 +190,8 @@ impl<V: Clone> Clone for ThreadState<V> {
             ctrl: self.ctrl.clone(),
             loop_count: self.loop_count.clone(),
             loop_entry: self.loop_entry.clone(),
+            loop_writes: self.loop_writes.clone(),
+            writes: self.writes,
             events: self.events.clone(),
             pending: self.pending.clone(),
             rmw_write: self.rmw_write.clone(),
@@ -162,6 +220,8 @@ impl<V: Clone> Clone for ThreadState<V> {
             ctrl,
             loop_count,
             loop_entry,
+            loop_writes,
+            writes,
             events,
             pending,
             rmw_write,
@@ -185,6 +245,8 @@ impl<V: Clone> Clone for ThreadState<V> {
         ctrl.clone_from(&source.ctrl);
         loop_count.clone_from(&source.loop_count);
         loop_entry.clone_from(&source.loop_entry);
+        loop_writes.clone_from(&source.loop_writes);
+        *writes = source.writes;
         events.clone_from(&source.events);
         pending.clone_from(&source.pending);
         rmw_write.clone_from(&source.rmw_write);
@@ -240,6 +302,8 @@ impl<V: Value> ThreadState<V> {
             ctrl: Deps::new(),
             loop_count: vec![0; nl],
             loop_entry: vec![0; nl],
+            loop_writes: vec![0; nl],
+            writes: 0,
             events: Vec::new(),
             pending: None,
             rmw_write: None,
@@ -290,7 +354,7 @@ impl<V: Value> ThreadState<V> {
     pub fn pending_write_value(&self) -> Option<&V> {
         match &self.pending {
             Some(Pending {
-                effect: Effect::Write { value },
+                effect: Effect::Write { value } | Effect::WriteBack { value },
                 ..
             }) => Some(value),
             _ => None,
@@ -375,7 +439,14 @@ impl<V: Value> ThreadState<V> {
         let from = self.pc;
         if to <= from {
             if let Some(l) = code.back_edge_at(from) {
-                let spin = code.loops().get(l).is_some_and(|lp| lp.spin);
+                // A spin loop's iteration is side-effect free by its code; a
+                // retry loop's when it made no write (a failed `atom.cas` that
+                // only reads): either blocks (`docs/model-notes.md`, "Waits").
+                let spin = code.loops().get(l).is_some_and(|lp| {
+                    lp.spin
+                        || (lp.retry
+                            && self.loop_writes.get(l).is_some_and(|&w| w == self.writes))
+                });
                 if spin {
                     self.spin_loop = Some(l);
                     self.block(BlockReason::Spin, from);
@@ -410,6 +481,9 @@ impl<V: Value> ThreadState<V> {
             if let Some(e) = self.loop_entry.get_mut(l) {
                 *e = self.events.len();
             }
+            if let Some(w) = self.loop_writes.get_mut(l) {
+                *w = self.writes;
+            }
         }
     }
 
@@ -429,8 +503,8 @@ impl<V: Value> ThreadState<V> {
                 Run::Blocked(r) => return Next::Blocked(r.clone()),
                 Run::Running => {}
             }
-            if let Some((v, d)) = self.rmw_write.take() {
-                self.pending = Some(self.rmw_write_event(code, v, d));
+            if let Some((v, d, back)) = self.rmw_write.take() {
+                self.pending = Some(self.rmw_write_event(code, v, d, back));
                 continue;
             }
             let Some(stmt) = code.stmts().get(self.pc) else {
@@ -471,7 +545,7 @@ impl<V: Value> ThreadState<V> {
                                 b: vb,
                                 span,
                             };
-                            self.undecided = Some((c, to));
+                            self.undecided = Some((c, Undecided::Jump(to)));
                         }
                     }
                 }
@@ -523,14 +597,65 @@ impl<V: Value> ThreadState<V> {
         }
     }
 
-    /// Decides the branch [`Next::Branch`] returned: `taken` jumps to its target.
+    /// Decides the comparison [`Next::Branch`] returned: `taken` jumps to a
+    /// branch's target; for a CAS ([`Self::deciding_cas`], the comparison
+    /// of the value read with the compare operand), `taken` means it
+    /// succeeded.
     pub fn decide(&mut self, code: &ThreadCode, taken: bool) {
-        if let Some((_, to)) = self.undecided.take() {
-            if taken {
-                self.jump(code, to);
-            } else {
-                self.step_to(self.pc + 1);
+        match self.undecided.take() {
+            Some((_, Undecided::Jump(to))) => {
+                if taken {
+                    self.jump(code, to);
+                } else {
+                    self.step_to(self.pc + 1);
+                }
             }
+            Some((_, Undecided::CasWrite(w, d, back))) => {
+                if taken || back {
+                    self.rmw_write = Some((w, d, !taken));
+                } else {
+                    self.end_instruction();
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Whether the comparison [`Next::Branch`] returned is whether a CAS
+    /// succeeded (not a branch of the code): `Some(true)` when a failed one
+    /// writes its old value back, `Some(false)` when it then writes nothing.
+    pub fn deciding_cas(&self) -> Option<bool> {
+        match &self.undecided {
+            Some((_, Undecided::CasWrite(_, _, back))) => Some(*back),
+            _ => None,
+        }
+    }
+
+    /// The memory instruction at `pc` made its last event: go on after it.
+    fn end_instruction(&mut self) {
+        self.sub = 0;
+        self.addr_deps.clear();
+        self.step_to(self.pc + 1);
+    }
+
+    /// Whether the pending event is the read half of an RMW whose write half
+    /// follows if it reads `old` (`None`: whatever it reads). `false` for
+    /// any other event, and for a CAS that only reads when it fails
+    /// (`Reading::failed_cas_writes` false) and `old` (or some value) makes
+    /// it fail. What an explorer needs to know of a read that has no value
+    /// yet: whether it is an RMW in the sense of 8.10.3.
+    pub fn pending_rmw_writes(&self, old: Option<&V>) -> bool {
+        match &self.pending {
+            Some(Pending {
+                effect: Effect::Read {
+                    rmw: Some(plan), ..
+                },
+                ..
+            }) => match old {
+                Some(v) => plan.writes_after(v) != Some(false),
+                None => !plan.only_if_equal,
+            },
+            _ => false,
         }
     }
 
@@ -545,16 +670,34 @@ impl<V: Value> ThreadState<V> {
         if p.last {
             self.finish_async(&p.event.async_order);
         }
+        // An RMW whose write half does not follow ends with its read.
+        let mut last = p.last;
         match p.effect {
             Effect::Read { dst, rmw } => {
                 let v = read_value.unwrap_or_else(|| V::constant(0));
                 if let Some(plan) = rmw {
+                    let succeeds = plan.succeeds(&v);
+                    let back = plan.write_back_unseen;
+                    // (`cas` writes `b` if it succeeds and `old` back if not.)
                     let w = V::rmw(plan.op, &v, &plan.a, &plan.b);
                     let mut d = plan.deps;
                     if plan.on_read {
                         union_into(&mut d, &[id]);
                     }
-                    self.rmw_write = Some((w, d));
+                    match succeeds {
+                        Some(true) => self.rmw_write = Some((w, d, false)),
+                        Some(false) if back => self.rmw_write = Some((w, d, true)),
+                        Some(false) => last = true,
+                        None => {
+                            let c = BranchCond {
+                                cmp: CmpOp::Eq,
+                                a: v.clone(),
+                                b: plan.a,
+                                span: p.event.span,
+                            };
+                            self.undecided = Some((c, Undecided::CasWrite(w, d, back)));
+                        }
+                    }
                 }
                 if let Some(r) = dst {
                     let mut d = Deps::new();
@@ -574,12 +717,12 @@ impl<V: Value> ThreadState<V> {
                 d.push(id);
                 self.copy_value = Some((v, d));
             }
-            Effect::Write { .. } | Effect::Fence | Effect::Barrier { .. } => {}
+            Effect::Write { .. } => self.writes += 1,
+            Effect::WriteBack { .. } => {}
+            Effect::Fence | Effect::Barrier { .. } => {}
         }
-        if p.last {
-            self.sub = 0;
-            self.addr_deps.clear();
-            self.step_to(self.pc + 1);
+        if last {
+            self.end_instruction();
         } else {
             self.sub += 1;
         }
@@ -636,7 +779,7 @@ impl<V: Value> ThreadState<V> {
         }
     }
 
-    fn rmw_write_event(&self, code: &ThreadCode, value: V, deps: Deps) -> Pending<V> {
+    fn rmw_write_event(&self, code: &ThreadCode, value: V, deps: Deps, back: bool) -> Pending<V> {
         let mut order = None;
         let mut last = true;
         let (loc, sem, scope, proxy) = match code.stmts().get(self.pc).map(|s| &s.instr) {
@@ -684,7 +827,11 @@ impl<V: Value> ThreadState<V> {
         }
         Pending {
             event: e,
-            effect: Effect::Write { value },
+            effect: if back {
+                Effect::WriteBack { value }
+            } else {
+                Effect::Write { value }
+            },
             last,
         }
     }
@@ -784,6 +931,11 @@ impl<V: Value> ThreadState<V> {
                             deps,
                             on_read: *op != RmwOp::Exch
                                 || code.reading().exch_write_depends_on_read,
+                            only_if_equal: *op == RmwOp::Cas
+                                && !code.reading().failed_cas_writes,
+                            write_back_unseen: *op == RmwOp::Cas
+                                && code.reading().failed_cas_writes
+                                && code.strong_location(*addr),
                         }),
                     },
                     last: false,

@@ -13,7 +13,10 @@
 //!   (never in an acquire pattern), or is an ordinary RMW read;
 //! - [`Reading::exch_write_depends_on_read`]: the write half of an
 //!   `atom.exch` has its read among its data dependencies, or only the reads
-//!   its operand depends on.
+//!   its operand depends on;
+//! - [`Reading::failed_cas_writes`]: a failed `atom.cas` is an RMW whose
+//!   write half writes the old value back, or only a read (no write event:
+//!   the interpreter decides from the value read, `interp::ThreadState`).
 //!
 //! Every reading, with its argument, is in `docs/model-notes.md`
 //! ("Readings"); `ptxmc models` lists them.
@@ -46,6 +49,12 @@ pub struct Reading {
     /// dependency on its read); `false`: only the reads its operand depends
     /// on (the cat's `data` follows values, and `exch` writes its operand).
     pub exch_write_depends_on_read: bool,
+    /// A failed `atom.cas` (the value read differs from the compare
+    /// operand) writes the old value back: an RMW whose write half takes a
+    /// place in coherence (the ISA's instruction text, and the verifier of
+    /// the shared corpus); `false`: it only reads, with no write event (the
+    /// C11 view of a failed compare-exchange, what GenMC does).
+    pub failed_cas_writes: bool,
 }
 
 impl Reading {
@@ -53,10 +62,11 @@ impl Reading {
     pub const SPEC: Reading = Reading {
         name: "spec",
         about: "PTX ISA 9.4 chapter 8 as ptxmc reads it (default)",
-        sections: "8.8, 8.9.3, 8.10.4, 8.11.1",
+        sections: "8.8, 8.9.3, 8.10.3, 8.10.4, 8.11.1",
         fence_sc_acq_rel: true,
         red_never_acquires: true,
         exch_write_depends_on_read: true,
+        failed_cas_writes: true,
     };
 
     /// `fence.sc` is not an acq_rel fence in patterns (`ptx-v7.5.cat`).
@@ -87,7 +97,17 @@ impl Reading {
         ..Reading::SPEC
     };
 
-    /// Every choice as Dat3M's `ptx-v7.5.cat` makes it.
+    /// A failed `atom.cas` only reads (the C11 view; GenMC).
+    pub const FAILED_CAS_READ: Reading = Reading {
+        name: "failed-cas-read",
+        about: "a failed atom.cas only reads, it writes nothing back (C11, GenMC); CAS retry loops then block like spin loops",
+        sections: "8.9.2, 8.10.3",
+        failed_cas_writes: false,
+        ..Reading::SPEC
+    };
+
+    /// Every choice as Dat3M's `ptx-v7.5.cat` makes it (a failed `cas`
+    /// writes the old value back there, as in the verifier of the corpus).
     pub const DAT3M: Reading = Reading {
         name: "dat3m",
         about: "Dat3M's ptx-v7.5.cat: fence-sc-plain, red-acquires and exch-independent together",
@@ -95,6 +115,7 @@ impl Reading {
         fence_sc_acq_rel: false,
         red_never_acquires: false,
         exch_write_depends_on_read: false,
+        failed_cas_writes: true,
     };
 
     /// Every reading, the default first (the order of `ptxmc models`).
@@ -103,6 +124,7 @@ impl Reading {
         Reading::FENCE_SC_PLAIN,
         Reading::RED_READS,
         Reading::EXCH_INDEPENDENT,
+        Reading::FAILED_CAS_READ,
         Reading::DAT3M,
     ];
 
