@@ -128,6 +128,15 @@ impl ThreadCode {
             reading: Reading::SPEC,
             strong_loc: strong_locations(test),
         };
+        // Registers whose final value is shown (a loop's exit must not leave
+        // them from a failed iteration, [`ThreadCode::body_kind`]).
+        let shown: Vec<RegId> = crate::terms::state_terms(test)
+            .into_iter()
+            .filter_map(|t| match t {
+                ptxmc_frontend::ir::Term::Reg(th, r) if th == thread => Some(r),
+                _ => None,
+            })
+            .collect();
         let n = code.stmts.len();
         code.back_edge = vec![None; n];
         code.heads = vec![Vec::new(); n];
@@ -139,7 +148,14 @@ impl ThreadCode {
                 .label(target)
                 .ok_or_else(|| format!("jump to an undefined label at {}", code.stmts[p].span))?;
             if head <= p {
-                let (spin, retry) = match code.body_kind(head, p) {
+                // ... and those read outside the body.
+                let mut observed = shown.clone();
+                for (q, s) in code.stmts.iter().enumerate() {
+                    if q < head || q > p {
+                        observed.extend(reads(&s.instr));
+                    }
+                }
+                let (spin, retry) = match code.body_kind(head, p, &observed) {
                     Body::Effects => (false, false),
                     Body::Rmws => (false, true),
                     Body::Reads => (true, false),
@@ -230,13 +246,15 @@ impl ThreadCode {
     ///    written in the body (no state carried from one iteration to the
     ///    next);
     /// 2. at every exit (a jump out of the body, or falling through past
-    ///    `back`), every register written anywhere in the body has been
-    ///    written on the way (no value of a failed iteration reaches the
-    ///    code after the loop or the final registers).
+    ///    `back`), every register written anywhere in the body that is
+    ///    `observed` (read by an instruction of the thread outside the body,
+    ///    or shown in the final state) has been written on the way: no value
+    ///    of a failed iteration reaches the code after the loop or the final
+    ///    state (reads inside the body are rule 1's).
     ///
     /// A body that breaks either rule, or writes memory otherwise than
     /// through RMWs, is [`Body::Effects`].
-    fn body_kind(&self, head: usize, back: usize) -> Body {
+    fn body_kind(&self, head: usize, back: usize, observed: &[RegId]) -> Body {
         let body = &self.stmts[head..=back];
         if body.iter().any(|s| {
             matches!(s.instr, Instr::Store { .. } | Instr::Barrier { .. })
@@ -268,7 +286,9 @@ impl ThreadCode {
                         Some(prev) => prev.into_iter().filter(|r| out.contains(r)).collect(),
                     });
                 } else if (succ < head || succ > back)
-                    && !written_in_body.iter().all(|r| out.contains(r))
+                    && !written_in_body
+                        .iter()
+                        .all(|r| out.contains(r) || !observed.contains(r))
                 {
                     // An exit that leaves a register of a failed iteration.
                     return Body::Effects;
