@@ -89,12 +89,7 @@ fn two_readings_list_the_tests_whose_verdicts_differ() {
 
 #[test]
 fn a_failed_cas_that_only_reads_changes_the_cas_tests() {
-    let o = ptxmc(&[
-        "run",
-        "corpus/readings/",
-        "--model",
-        "spec,failed-cas-read",
-    ]);
+    let o = ptxmc(&["run", "corpus/readings/", "--model", "spec,failed-cas-read"]);
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
     for t in [

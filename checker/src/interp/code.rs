@@ -15,11 +15,14 @@ pub struct Loop {
     pub head: usize,
     /// Position of the backward jump.
     pub back: usize,
-    /// Whether the loop is a side-effect-free spin loop: its body has no
-    /// store, RMW or barrier, every register it reads is either written
-    /// earlier in the same iteration (on every path) or never written in it,
-    /// and every register it writes is written on every path from its head
-    /// to each exit (so no value of a failed iteration outlives it).
+    /// Whether every iteration that takes the back edge is side-effect free,
+    /// so that the loop blocks there and is never cut by the unroll bound: a
+    /// spin loop (its body has no store, RMW or barrier, every register it
+    /// reads is either written earlier in the same iteration, on every path,
+    /// or never written in it, and every register it writes that is read
+    /// after it or shown is written on every path to each exit), or a CAS
+    /// retry loop whose back edge is taken only when its CAS failed, under a
+    /// reading where that failure is unobservable ([`ThreadCode::with_reading`]).
     pub spin: bool,
     /// Whether the loop is a retry loop: as a spin loop, but its body has
     /// RMWs. An iteration that made no write (each of its `atom.cas` failed
@@ -50,6 +53,11 @@ pub struct ThreadCode {
     back_edge: Vec<Option<usize>>,
     /// For each position, the loops whose head is there.
     heads: Vec<Vec<usize>>,
+    /// For each loop: whether it is a spin loop by its code alone, and the
+    /// address of its CAS when it is a guarded CAS retry loop
+    /// ([`guarded_cas`]).
+    // invariant: one entry per loop, in the order of `loops`.
+    loop_facts: Vec<(bool, Option<ptxmc_frontend::ir::AddrId>)>,
     n_regs: usize,
     /// The reading of the model whose choices the events follow.
     reading: Reading,
@@ -124,6 +132,7 @@ impl ThreadCode {
             loops: Vec::new(),
             back_edge: Vec::new(),
             heads: Vec::new(),
+            loop_facts: Vec::new(),
             n_regs,
             reading: Reading::SPEC,
             strong_loc: strong_locations(test),
@@ -161,6 +170,12 @@ impl ThreadCode {
                     Body::Reads => (true, false),
                 };
                 let idx = code.loops.len();
+                let guard = if retry {
+                    guarded_cas(&code.stmts[head..=p])
+                } else {
+                    None
+                };
+                code.loop_facts.push((spin, guard));
                 code.loops.push(Loop {
                     head,
                     back: p,
@@ -171,13 +186,29 @@ impl ThreadCode {
                 code.heads[head].push(idx);
             }
         }
+        code.set_reading(Reading::SPEC);
         Ok(code)
     }
 
     /// The same code, its events built under `reading` (`model::reading`).
+    /// A guarded CAS retry loop ([`guarded_cas`]) becomes a spin loop when
+    /// the reading makes its failed CAS unobservable: a failed CAS only
+    /// reads, or its location's accesses are all morally strong
+    /// ([`Self::strong_location`]; `docs/model-notes.md`, "Waits").
     pub fn with_reading(mut self, reading: Reading) -> Self {
-        self.reading = reading;
+        self.set_reading(reading);
         self
+    }
+
+    fn set_reading(&mut self, reading: Reading) {
+        self.reading = reading;
+        for (i, &(spin, guard)) in self.loop_facts.iter().enumerate() {
+            let unseen =
+                guard.is_some_and(|a| !reading.failed_cas_writes || self.strong_location(a));
+            if let Some(l) = self.loops.get_mut(i) {
+                l.spin = spin || unseen;
+            }
+        }
     }
 
     /// The reading of the model the events follow.
@@ -316,6 +347,58 @@ impl ThreadCode {
     }
 }
 
+/// The address of the CAS of a loop body `body` (its head label first, its
+/// backward branch last) whose back edge is taken only when that CAS
+/// failed: the body is straight-line (no jump but the last), its only RMW is
+/// an `atom.cas d, [m], a, b`, and the back edge is `bne d, a` (either
+/// order), with neither `d` nor a register `a` written between the CAS and
+/// the branch. Such a loop's iteration that takes the back edge made no
+/// write but the failed CAS's (`lock: atom.cas r, [m], 0, 1; bne r, 0, lock`).
+fn guarded_cas(body: &[Stmt]) -> Option<ptxmc_frontend::ir::AddrId> {
+    let (last, inner) = body.split_last()?;
+    let Instr::Branch {
+        cmp: ptxmc_frontend::ir::CmpOp::Ne,
+        a: x,
+        b: y,
+        ..
+    } = last.instr
+    else {
+        return None;
+    };
+    if inner
+        .iter()
+        .skip(1)
+        .any(|s| jump_target(&s.instr).is_some())
+    {
+        return None;
+    }
+    let mut rmws = inner
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.instr, Instr::Rmw { .. }));
+    let (at, cas) = rmws.next()?;
+    if rmws.next().is_some() {
+        return None;
+    }
+    let Instr::Rmw {
+        op: ptxmc_frontend::ir::RmwOp::Cas,
+        dst: Some(d),
+        addr,
+        a,
+        ..
+    } = cas.instr
+    else {
+        return None;
+    };
+    let tested = (x == Operand::Reg(d) && y == a) || (y == Operand::Reg(d) && x == a);
+    let rewritten = inner[at + 1..].iter().any(|s| {
+        writes(&s.instr)
+            .iter()
+            .any(|r| *r == d || a == Operand::Reg(*r))
+    });
+    (tested && !rewritten).then_some(addr)
+}
+
 /// What an iteration of a loop body may do besides reading registers and
 /// memory ([`ThreadCode::body_kind`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -366,7 +449,13 @@ fn strong_locations(test: &Test) -> Vec<bool> {
                     proxy,
                     space,
                     ..
-                } => (*addr, *sem, shared_scope(*space, Some(*scope)), *proxy, true),
+                } => (
+                    *addr,
+                    *sem,
+                    shared_scope(*space, Some(*scope)),
+                    *proxy,
+                    true,
+                ),
                 Instr::Async(_) => return vec![false; n],
                 _ => continue,
             };
@@ -567,6 +656,26 @@ mod tests {
     }
 
     #[test]
+    fn a_guarded_cas_loop_is_a_spin_loop_where_its_failure_is_unseen() {
+        let spin = |src: &str, r: Reading| {
+            let test = parse(src);
+            let code = ThreadCode::new(&test, ThreadId::new(0))
+                .expect("runs")
+                .with_reading(r);
+            code.loops()[0].spin
+        };
+        // Strong lock word: unseen under both readings.
+        assert!(spin(CAS_LOCK, Reading::SPEC));
+        assert!(spin(CAS_LOCK, Reading::FAILED_CAS_READ));
+        // A weak access to it: only when a failed CAS writes nothing.
+        assert!(!spin(&weak_unlock(), Reading::SPEC));
+        assert!(spin(&weak_unlock(), Reading::FAILED_CAS_READ));
+        // A back edge that does not test the CAS's failure is no guard.
+        let other = CAS_LOCK.replace("bne r0, 0, LC00", "bne r0, 7, LC00");
+        assert!(!spin(&other, Reading::FAILED_CAS_READ));
+    }
+
+    #[test]
     fn a_location_is_strong_when_every_access_is_morally_strong() {
         let test = parse(CAS_LOCK);
         let m = (0..test.addresses.len())
@@ -600,7 +709,7 @@ mod tests {
         // A weak access of the lock word makes the write-back observable
         // (corpus/readings/cas-fail-writeback-race): unrolled, 3 iterations.
         let (evs, end) = run(&weak_unlock(), 0, Reading::SPEC, 1);
-        assert_eq!(evs, vec![false, true].repeat(3));
+        assert_eq!(evs, [false, true].repeat(3));
         assert_eq!(end, Next::Blocked(BlockReason::Bound));
         // ... but not when the failed CAS only reads.
         let (evs, end) = run(&weak_unlock(), 0, Reading::FAILED_CAS_READ, 1);
@@ -608,7 +717,12 @@ mod tests {
         // A CAS that succeeds leaves the loop under every reading.
         for r in Reading::ALL {
             let (evs, end) = run(CAS_LOCK, 0, *r, 0);
-            assert_eq!((evs, end), (vec![false, true, true], Next::Done), "{}", r.name);
+            assert_eq!(
+                (evs, end),
+                (vec![false, true, true], Next::Done),
+                "{}",
+                r.name
+            );
         }
     }
 

@@ -444,8 +444,7 @@ impl<V: Value> ThreadState<V> {
                 // only reads): either blocks (`docs/model-notes.md`, "Waits").
                 let spin = code.loops().get(l).is_some_and(|lp| {
                     lp.spin
-                        || (lp.retry
-                            && self.loop_writes.get(l).is_some_and(|&w| w == self.writes))
+                        || (lp.retry && self.loop_writes.get(l).is_some_and(|&w| w == self.writes))
                 });
                 if spin {
                     self.spin_loop = Some(l);
@@ -931,8 +930,7 @@ impl<V: Value> ThreadState<V> {
                             deps,
                             on_read: *op != RmwOp::Exch
                                 || code.reading().exch_write_depends_on_read,
-                            only_if_equal: *op == RmwOp::Cas
-                                && !code.reading().failed_cas_writes,
+                            only_if_equal: *op == RmwOp::Cas && !code.reading().failed_cas_writes,
                             write_back_unseen: *op == RmwOp::Cas
                                 && code.reading().failed_cas_writes
                                 && code.strong_location(*addr),

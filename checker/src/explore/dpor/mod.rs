@@ -752,13 +752,13 @@ impl<'a> Dpor<'a> {
                 // value that makes it fail, `ThreadState::pending_rmw_writes`.)
                 !node_state.pending_rmw_writes(Some(&v))
                     || !exec.rf.iter().enumerate().any(|(r2, &from)| {
-                    let r2 = EventId::new(r2);
-                    from == Some(src)
-                        && exec.event(r2).is_rmw()
-                        && model::morally_strong(exec, id, r2)
-                        && model::morally_strong(exec, src, id)
-                        && model::morally_strong(exec, src, r2)
-                })
+                        let r2 = EventId::new(r2);
+                        from == Some(src)
+                            && exec.event(r2).is_rmw()
+                            && model::morally_strong(exec, id, r2)
+                            && model::morally_strong(exec, src, id)
+                            && model::morally_strong(exec, src, r2)
+                    })
             });
         }
         let incremental = parent.is_some() && s.statics.len() == s.exec.len();
@@ -1065,8 +1065,9 @@ impl<'a> Dpor<'a> {
                 }
                 // Waiting reads given the write: their threads go on, from
                 // the state saved here.
-                let mut resumed: SmallVec<[(usize, EventId, ThreadState<i64>, bool); 2]> =
-                    SmallVec::new();
+                // (thread, read, its state before, its RMW mark before)
+                type Resumed = (usize, EventId, ThreadState<i64>, bool);
+                let mut resumed: SmallVec<[Resumed; 2]> = SmallVec::new();
                 for (k, &r) in readers.iter().enumerate() {
                     if mask >> k & 1 == 1 {
                         s.exec.rf[r.index()] = Some(id);

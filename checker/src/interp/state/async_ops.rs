@@ -256,7 +256,7 @@ impl<V: Value> ThreadState<V> {
                                         deps,
                                         on_read: true,
                                         only_if_equal: false,
-                    write_back_unseen: false,
+                                        write_back_unseen: false,
                                     }),
                                 },
                                 last: false,
