@@ -44,8 +44,13 @@ fn kernels_get_their_verdicts_with_both_strategies() {
             out.contains("Observation threadfence-reduction Sometimes 6 18"),
             "{out}"
         );
+        // The spinlock's CAS retry loop blocks instead of unrolling
+        // (docs/model-notes.md "Waits"): its two executions, no loop bound.
+        assert!(
+            out.contains("Observation spinlock Always 2 0"),
+            "spinlock: {out}"
+        );
         for idiom in [
-            "spinlock",
             "grid-barrier",
             "threadfence-reduction-acquire",
             "decoupled-lookback",

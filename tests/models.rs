@@ -31,6 +31,7 @@ fn models_lists_every_reading_with_its_sections() {
             "fence-sc-plain",
             "red-acquires",
             "exch-independent",
+            "failed-cas-read",
             "dat3m"
         ]
     );
@@ -84,6 +85,24 @@ fn two_readings_list_the_tests_whose_verdicts_differ() {
     }
     let last = out.lines().last().unwrap_or_default();
     assert!(last.starts_with("Models spec, dat3m: 4 of "), "{last}");
+}
+
+#[test]
+fn a_failed_cas_that_only_reads_changes_the_cas_tests() {
+    let o = ptxmc(&["run", "corpus/readings/", "--model", "spec,failed-cas-read"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    for t in [
+        "corpus/readings/cas-fail-writeback-race.litmus: spec Ok, failed-cas-read No",
+        "corpus/readings/LB-cas-fail-relay-weak.litmus: spec Ok, failed-cas-read No",
+    ] {
+        assert!(out.lines().any(|l| l == t), "missing `{t}` in\n{out}");
+    }
+    let last = out.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("Models spec, failed-cas-read: 2 of "),
+        "{last}"
+    );
 }
 
 #[test]

@@ -79,3 +79,82 @@ fn dat3m_reading_matches_the_four_shared_csvs() {
     assert!(total > 400, "only {total} rows read");
     assert!(mismatches.is_empty(), "{} mismatches", mismatches.len());
 }
+
+/// Every `*.litmus` under `dir`, sorted.
+fn litmus_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            litmus_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "litmus") {
+            out.push(p);
+        }
+    }
+    out.sort();
+}
+
+/// Under `failed-cas-read` (a failed `atom.cas` only reads, and the write
+/// half of a CAS exists only for some values read), the reference
+/// enumerator and DPOR agree on every test of `corpus/` the enumerator
+/// finishes: status, verdicts, final states and the explored and blocked
+/// execution counts.
+#[test]
+fn brute_and_dpor_agree_on_the_corpus_under_failed_cas_read() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let mut files = Vec::new();
+    litmus_files(&root, &mut files);
+    assert!(files.len() > 250, "only {} corpus files", files.len());
+    let (mut compared, mut differ) = (0usize, Vec::new());
+    for f in &files {
+        let src = std::fs::read_to_string(f).expect("readable corpus file");
+        let Ok(test) = ptxmc_frontend::parse(&src) else {
+            continue;
+        };
+        let run = |strategy| {
+            check(
+                &test,
+                &Options {
+                    strategy,
+                    reading: Reading::FAILED_CAS_READ,
+                    timeout: Some(Duration::from_secs(20)),
+                    check_duplicates: true,
+                    ..Options::default()
+                },
+            )
+        };
+        let brute = run(Strategy::Brute);
+        if matches!(brute.status, Status::Limit(_)) {
+            continue;
+        }
+        let dpor = run(Strategy::Dpor);
+        compared += 1;
+        let key = |r: &ptxmc_checker::Report| {
+            (
+                format!("{:?}", r.status),
+                r.condition_holds,
+                r.liveness_holds,
+                format!("{:?}", r.states),
+                r.stats.executions,
+                r.stats.blocked,
+                r.stats.duplicates,
+            )
+        };
+        if key(&brute) != key(&dpor) {
+            differ.push(format!(
+                "{}: brute {:?} / dpor {:?}",
+                f.display(),
+                key(&brute),
+                key(&dpor)
+            ));
+        }
+    }
+    for d in &differ {
+        println!("DIFFER: {d}");
+    }
+    println!("failed-cas-read: brute and dpor compared on {compared} corpus tests");
+    assert!(compared > 250, "only {compared} compared");
+    assert!(differ.is_empty(), "{} tests differ", differ.len());
+}

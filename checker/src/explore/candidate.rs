@@ -503,7 +503,7 @@ fn keep_witness(
 /// 8.6.1 makes eventually observable to it; weak reads may keep seeing a stale value. A cut by the
 /// loop bound is recorded instead (`stats.bound_hits`).
 fn liveness(
-    _test: &Test,
+    test: &Test,
     exec: &Execution,
     endings: &[Ending],
     stuck: &[StuckWait],
@@ -511,8 +511,15 @@ fn liveness(
 ) {
     for (t, e) in endings.iter().enumerate() {
         if let Ending::Bound { at } = e {
+            let why = if crate::interp::cas_retry_loop_at(test, t, *at) {
+                " (an iteration of this CAS retry loop wrote, so it is not collapsed: a failed \
+                 atom.cas writes the old value back unless --model failed-cas-read, \
+                 docs/model-notes.md \"Waits\")"
+            } else {
+                ""
+            };
             out.bound_hit(format!(
-                "P{t} was cut by the loop bound at {at}: verdicts are for the bounded program"
+                "P{t} was cut by the loop bound at {at}{why}: verdicts are for the bounded program"
             ));
             return;
         }
@@ -567,10 +574,16 @@ fn spins_fair(exec: &Execution, endings: &[Ending], rel: &Relations) -> bool {
 /// coherence-after `w`: it is morally strong with the read (8.7) or
 /// eventually observable to it across proxies (8.6.1). The coherence part
 /// is the caller's (the completed order here, the explorer's edges in
-/// `dpor/fairness.rs`).
+/// `dpor/fairness.rs`). A write of `r`'s own thread after `r` does not
+/// count: it lies in the blocking iteration, which blocked only if its
+/// writes are write-backs of failed CASes (`interp`: a retry loop), each
+/// writing the value its read read and seen again by the next iteration.
 pub(crate) fn releases(exec: &Execution, r: EventId, w: EventId, w2: EventId) -> bool {
     let e2 = exec.event(w2);
+    let er = exec.event(r);
+    let own_later = e2.thread.is_some() && e2.thread == er.thread && e2.po_index > er.po_index;
     w2 != w
+        && !own_later
         && e2.is_write()
         && e2.loc().map(|l| l.phys) == exec.event(w).loc().map(|l| l.phys)
         && (model::morally_strong(exec, r, w2)

@@ -4,7 +4,7 @@
 
 use super::sym::Sym;
 use crate::event::{Event, EventId, EventKind};
-use crate::interp::{Next, ThreadCode, ThreadState};
+use crate::interp::{BranchCond, Next, ThreadCode, ThreadState};
 use crate::report::BlockReason;
 use ptxmc_frontend::ir::{BarrierKind, CmpOp, Span, Test};
 
@@ -131,7 +131,22 @@ pub(crate) fn enumerate(
                     st.commit(EventId::new(po as usize), value);
                 }
                 Next::Branch(c) => {
+                    if let Some(taken) = implied(&tr.constraints, &c) {
+                        // The path already decides it (a branch on the value a
+                        // CAS compared): no fork into a path no values satisfy.
+                        st.decide(code, taken);
+                        continue;
+                    }
                     let mut other = (st.clone(), tr.clone());
+                    if st.deciding_cas() == Some(false) {
+                        // The CAS fails and writes nothing: its read is a
+                        // plain read (the `failed-cas-read` reading).
+                        if let Some(EventKind::Read { rmw, .. }) =
+                            other.1.events.last_mut().map(|e| &mut e.kind)
+                        {
+                            *rmw = false;
+                        }
+                    }
                     other.0.decide(code, false);
                     other.1.constraints.push(Constraint {
                         cmp: c.cmp,
@@ -169,6 +184,24 @@ pub(crate) fn enumerate(
         push(&mut out, tr, max)?;
     }
     Ok(out)
+}
+
+/// The outcome of `c` when a constraint of the path already decides it: an
+/// equality or inequality of the same two values (in either order) that the
+/// path assumes. Only `==`/`!=` against `==`/`!=`; anything else is left to
+/// the values (`None`).
+fn implied(constraints: &[Constraint], c: &BranchCond<Sym>) -> Option<bool> {
+    let eq = |cmp: CmpOp, holds: bool| match cmp {
+        CmpOp::Eq => Some(holds),
+        CmpOp::Ne => Some(!holds),
+        _ => None,
+    };
+    let want = eq(c.cmp, true)?;
+    constraints.iter().rev().find_map(|k| {
+        let same = (k.a == c.a && k.b == c.b) || (k.a == c.b && k.b == c.a);
+        let equal = eq(k.cmp, k.holds).filter(|_| same)?;
+        Some(equal == want)
+    })
 }
 
 fn push(out: &mut Vec<Trace>, t: Trace, max: usize) -> Result<(), TooManyPaths> {

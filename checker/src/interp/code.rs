@@ -1,6 +1,7 @@
 //! Per-thread facts that depend only on the program: label positions, loops,
 //! and which loops are side-effect-free spin loops (`docs/model-notes.md`).
 
+use super::writes::shared_scope;
 use crate::model::reading::Reading;
 use ptxmc_frontend::ir::{
     Address, AsyncInstr, Instr, LabelId, Operand, RegId, Stmt, Test, ThreadId,
@@ -14,10 +15,21 @@ pub struct Loop {
     pub head: usize,
     /// Position of the backward jump.
     pub back: usize,
-    /// Whether the loop is a side-effect-free spin loop: its body has no
-    /// store, RMW or barrier, and every register it reads is either written
-    /// earlier in the same iteration (on every path) or never written in it.
+    /// Whether every iteration that takes the back edge is side-effect free,
+    /// so that the loop blocks there and is never cut by the unroll bound: a
+    /// spin loop (its body has no store, RMW or barrier, every register it
+    /// reads is either written earlier in the same iteration, on every path,
+    /// or never written in it, and every register it writes that is read
+    /// after it or shown is written on every path to each exit), or a CAS
+    /// retry loop whose back edge is taken only when its CAS failed, under a
+    /// reading where that failure is unobservable ([`ThreadCode::with_reading`]).
     pub spin: bool,
+    /// Whether the loop is a retry loop: as a spin loop, but its body has
+    /// RMWs. An iteration that made no write (each of its `atom.cas` failed
+    /// under a reading where a failed CAS only reads) is side-effect free
+    /// and blocks like a spin loop's; one that wrote is unrolled
+    /// (`docs/model-notes.md`, "Waits").
+    pub retry: bool,
 }
 
 impl Loop {
@@ -41,9 +53,18 @@ pub struct ThreadCode {
     back_edge: Vec<Option<usize>>,
     /// For each position, the loops whose head is there.
     heads: Vec<Vec<usize>>,
+    /// For each loop: whether it is a spin loop by its code alone, and the
+    /// address of its CAS when it is a guarded CAS retry loop
+    /// ([`guarded_cas`]).
+    // invariant: one entry per loop, in the order of `loops`.
+    loop_facts: Vec<(bool, Option<ptxmc_frontend::ir::AddrId>)>,
     n_regs: usize,
     /// The reading of the model whose choices the events follow.
     reading: Reading,
+    /// For each physical location: every access to it in the test is
+    /// morally strong with every other ([`strong_locations`]).
+    // invariant: one entry per physical location of the test.
+    strong_loc: Vec<bool>,
 }
 
 impl ThreadCode {
@@ -113,9 +134,20 @@ impl ThreadCode {
             loops: Vec::new(),
             back_edge: Vec::new(),
             heads: Vec::new(),
+            loop_facts: Vec::new(),
             n_regs,
             reading: Reading::SPEC,
+            strong_loc: strong_locations(test),
         };
+        // Registers whose final value is shown (a loop's exit must not leave
+        // them from a failed iteration, [`ThreadCode::body_kind`]).
+        let shown: Vec<RegId> = crate::terms::state_terms(test)
+            .into_iter()
+            .filter_map(|t| match t {
+                ptxmc_frontend::ir::Term::Reg(th, r) if th == thread => Some(r),
+                _ => None,
+            })
+            .collect();
         let n = code.stmts.len();
         code.back_edge = vec![None; n];
         code.heads = vec![Vec::new(); n];
@@ -127,24 +159,58 @@ impl ThreadCode {
                 .label(target)
                 .ok_or_else(|| format!("jump to an undefined label at {}", code.stmts[p].span))?;
             if head <= p {
-                let spin = code.is_spin_body(head, p);
+                // ... and those read outside the body.
+                let mut observed = shown.clone();
+                for (q, s) in code.stmts.iter().enumerate() {
+                    if q < head || q > p {
+                        observed.extend(reads(&s.instr));
+                    }
+                }
+                let (spin, retry) = match code.body_kind(head, p, &observed) {
+                    Body::Effects => (false, false),
+                    Body::Rmws => (false, true),
+                    Body::Reads => (true, false),
+                };
                 let idx = code.loops.len();
+                let guard = if retry {
+                    guarded_cas(&code.stmts[head..=p])
+                } else {
+                    None
+                };
+                code.loop_facts.push((spin, guard));
                 code.loops.push(Loop {
                     head,
                     back: p,
                     spin,
+                    retry,
                 });
                 code.back_edge[p] = Some(idx);
                 code.heads[head].push(idx);
             }
         }
+        code.set_reading(Reading::SPEC);
         Ok(code)
     }
 
     /// The same code, its events built under `reading` (`model::reading`).
+    /// A guarded CAS retry loop ([`guarded_cas`]) becomes a spin loop when
+    /// the reading makes its failed CAS unobservable: a failed CAS only
+    /// reads, or its location's accesses are all morally strong
+    /// ([`Self::strong_location`]; `docs/model-notes.md`, "Waits").
     pub fn with_reading(mut self, reading: Reading) -> Self {
-        self.reading = reading;
+        self.set_reading(reading);
         self
+    }
+
+    fn set_reading(&mut self, reading: Reading) {
+        self.reading = reading;
+        for (i, &(spin, guard)) in self.loop_facts.iter().enumerate() {
+            let unseen =
+                guard.is_some_and(|a| !reading.failed_cas_writes || self.strong_location(a));
+            if let Some(l) = self.loops.get_mut(i) {
+                l.spin = spin || unseen;
+            }
+        }
     }
 
     /// The reading of the model the events follow.
@@ -187,28 +253,49 @@ impl ThreadCode {
         self.heads.get(p).map_or(&[], Vec::as_slice)
     }
 
+    /// Whether every access to the location of `addr` in the whole test is
+    /// morally strong with every other (8.7), the initial write aside: then
+    /// the write-back of a failed `atom.cas` there is unobservable
+    /// (`docs/model-notes.md`, "Waits").
+    pub fn strong_location(&self, addr: ptxmc_frontend::ir::AddrId) -> bool {
+        self.addresses
+            .get(addr.index())
+            .and_then(|a| self.strong_loc.get(a.phys.index()))
+            .copied()
+            .unwrap_or(false)
+    }
+
     /// The number of registers the thread uses (the size of its register file).
     pub fn n_regs(&self) -> usize {
         self.n_regs
     }
 
-    /// Whether the body `head..=back` is a side-effect-free spin loop: no store,
-    /// RMW or barrier, and every register read in the body is written before it
-    /// on every path through the iteration, or never written in the body.
-    fn is_spin_body(&self, head: usize, back: usize) -> bool {
+    /// What an iteration of the body `head..=back` may do besides reading
+    /// (see [`Body`]). Register rules, on every path through one iteration
+    /// (a forward dataflow of the registers certainly written, over the
+    /// jumps inside the body; backward jumps can only add registers along a
+    /// path, so ignoring them keeps the sets exact for "every path"):
+    /// 1. every register read in the body is written before it, or never
+    ///    written in the body (no state carried from one iteration to the
+    ///    next);
+    /// 2. at every exit (a jump out of the body, or falling through past
+    ///    `back`), every register written anywhere in the body that is
+    ///    `observed` (read by an instruction of the thread outside the body,
+    ///    or shown in the final state) has been written on the way: no value
+    ///    of a failed iteration reaches the code after the loop or the final
+    ///    state (reads inside the body are rule 1's).
+    ///
+    /// A body that breaks either rule, or writes memory otherwise than
+    /// through RMWs, is [`Body::Effects`].
+    fn body_kind(&self, head: usize, back: usize, observed: &[RegId]) -> Body {
         let body = &self.stmts[head..=back];
         if body.iter().any(|s| {
-            matches!(
-                s.instr,
-                Instr::Store { .. } | Instr::Rmw { .. } | Instr::Barrier { .. }
-            ) || matches!(&s.instr, Instr::Async(a) if !matches!(a, AsyncInstr::MbarrierWait { .. }))
+            matches!(s.instr, Instr::Store { .. } | Instr::Barrier { .. })
+                || matches!(&s.instr, Instr::Async(a) if !matches!(a, AsyncInstr::MbarrierWait { .. }))
         }) {
-            return false;
+            return Body::Effects;
         }
         let written_in_body: Vec<RegId> = body.iter().flat_map(|s| writes(&s.instr)).collect();
-        // Must-written registers on entry of each position: a forward dataflow over
-        // the jumps inside the body (backward jumps can only add registers along a
-        // path, so ignoring them keeps the sets exact for "every path").
         let len = body.len();
         let mut must_in: Vec<Option<Vec<RegId>>> = vec![None; len];
         for q in 0..len {
@@ -220,7 +307,7 @@ impl ThreadCode {
                 .iter()
                 .any(|r| !inn.contains(r) && written_in_body.contains(r))
             {
-                return false;
+                return Body::Effects;
             }
             let mut out = inn;
             out.extend(writes(&s.instr));
@@ -231,10 +318,21 @@ impl ThreadCode {
                         None => out.clone(),
                         Some(prev) => prev.into_iter().filter(|r| out.contains(r)).collect(),
                     });
+                } else if (succ < head || succ > back)
+                    && !written_in_body
+                        .iter()
+                        .all(|r| out.contains(r) || !observed.contains(r))
+                {
+                    // An exit that leaves a register of a failed iteration.
+                    return Body::Effects;
                 }
             }
         }
-        true
+        if body.iter().any(|s| matches!(s.instr, Instr::Rmw { .. })) {
+            Body::Rmws
+        } else {
+            Body::Reads
+        }
     }
 
     /// Control-flow successors of position `p`.
@@ -249,6 +347,206 @@ impl ThreadCode {
             _ => vec![p + 1],
         }
     }
+}
+
+/// The address of the CAS of a loop body `body` (its head label first, its
+/// backward branch last) whose back edge is taken only when that CAS
+/// failed: the body is straight-line (no jump but the last), its only RMW is
+/// an `atom.cas d, [m], a, b`, and the back edge is `bne d, a` (either
+/// order), with neither `d` nor a register `a` written between the CAS and
+/// the branch. Such a loop's iteration that takes the back edge made no
+/// write but the failed CAS's (`lock: atom.cas r, [m], 0, 1; bne r, 0, lock`).
+fn guarded_cas(body: &[Stmt]) -> Option<ptxmc_frontend::ir::AddrId> {
+    let (last, inner) = body.split_last()?;
+    let Instr::Branch {
+        cmp: ptxmc_frontend::ir::CmpOp::Ne,
+        a: x,
+        b: y,
+        ..
+    } = last.instr
+    else {
+        return None;
+    };
+    if inner
+        .iter()
+        .skip(1)
+        .any(|s| jump_target(&s.instr).is_some())
+    {
+        return None;
+    }
+    let mut rmws = inner
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.instr, Instr::Rmw { .. }));
+    let (at, cas) = rmws.next()?;
+    if rmws.next().is_some() {
+        return None;
+    }
+    let Instr::Rmw {
+        op: ptxmc_frontend::ir::RmwOp::Cas,
+        dst: Some(d),
+        addr,
+        a,
+        ..
+    } = cas.instr
+    else {
+        return None;
+    };
+    let tested = (x == Operand::Reg(d) && y == a) || (y == Operand::Reg(d) && x == a);
+    let rewritten = inner[at + 1..].iter().any(|s| {
+        writes(&s.instr)
+            .iter()
+            .any(|r| *r == d || a == Operand::Reg(*r))
+    });
+    (tested && !rewritten).then_some(addr)
+}
+
+/// What an iteration of a loop body may do besides reading registers and
+/// memory ([`ThreadCode::body_kind`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Body {
+    /// Stores, barriers, asynchronous operations, or registers carried
+    /// across iterations or out of a failed one: unrolled.
+    Effects,
+    /// RMWs, which write unless a reading lets a failed `atom.cas` only
+    /// read: a retry loop.
+    Rmws,
+    /// Reads only (loads, fences, `mbarrier` waits): a spin loop.
+    Reads,
+}
+
+/// For each physical location of `test`: whether every access to it (every
+/// load, store and atomic of every thread, as the interpreter builds their
+/// events) is morally strong with every other (8.7: same thread, or both
+/// strong with scopes that include each other's thread; one proxy; one
+/// virtual address). `false` for every location of a test with
+/// asynchronous operations (their accesses are not scanned).
+fn strong_locations(test: &Test) -> Vec<bool> {
+    use crate::event::{Event, EventKind, Location};
+    let n = test.n_phys as usize;
+    let mut per: Vec<Vec<Event>> = vec![Vec::new(); n];
+    for (t, th) in test.threads.iter().enumerate() {
+        for stmt in &th.code {
+            let (addr, sem, scope, proxy, write) = match &stmt.instr {
+                Instr::Load {
+                    addr,
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    ..
+                } => (*addr, *sem, shared_scope(*space, *scope), *proxy, false),
+                Instr::Store {
+                    addr,
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    ..
+                } => (*addr, *sem, shared_scope(*space, *scope), *proxy, true),
+                Instr::Rmw {
+                    addr,
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    ..
+                } => (
+                    *addr,
+                    *sem,
+                    shared_scope(*space, Some(*scope)),
+                    *proxy,
+                    true,
+                ),
+                Instr::Async(_) => return vec![false; n],
+                _ => continue,
+            };
+            let Some(a) = test.addresses.get(addr.index()) else {
+                continue;
+            };
+            let loc = Location {
+                phys: a.phys,
+                vaddr: a.vaddr,
+                addr,
+            };
+            let kind = if write {
+                EventKind::Write {
+                    loc,
+                    value: 0,
+                    rmw: false,
+                    init: false,
+                }
+            } else {
+                EventKind::Read {
+                    loc,
+                    value: 0,
+                    rmw: false,
+                    red: false,
+                }
+            };
+            if let Some(list) = per.get_mut(a.phys.index()) {
+                list.push(Event {
+                    thread: Some(ThreadId::new(t)),
+                    po_index: 0,
+                    kind,
+                    sem,
+                    scope,
+                    proxy,
+                    span: stmt.span,
+                    instr: 0,
+                    addr_deps: Default::default(),
+                    data_deps: Default::default(),
+                    ctrl_deps: Default::default(),
+                    async_order: Default::default(),
+                });
+            }
+        }
+    }
+    let placements: Vec<_> = test.threads.iter().map(|t| t.placement).collect();
+    per.iter()
+        .map(|evs| {
+            evs.iter().enumerate().all(|(i, a)| {
+                evs[i + 1..]
+                    .iter()
+                    .all(|b| crate::model::morally_strong_events(a, b, &placements))
+            })
+        })
+        .collect()
+}
+
+/// Whether the backward jump at `at` in thread `thread` of `test` closes a
+/// loop with an `atom.cas` in its body: a CAS retry loop, which the unroll
+/// bound cuts only after an iteration that wrote (under the spec reading a
+/// failed CAS writes the old value back, `model::reading`). A scan of the
+/// code, no allocation: for the note of a cut execution.
+pub fn cas_retry_loop_at(test: &Test, thread: usize, at: ptxmc_frontend::ir::Span) -> bool {
+    let Some(code) = test.threads.get(thread).map(|t| &t.code) else {
+        return false;
+    };
+    let Some(back) = code
+        .iter()
+        .position(|s| s.span == at && jump_target(&s.instr).is_some())
+    else {
+        return false;
+    };
+    let Some(target) = jump_target(&code[back].instr) else {
+        return false;
+    };
+    let head = code
+        .iter()
+        .position(|s| matches!(s.instr, Instr::Label(l) if l == target));
+    head.is_some_and(|h| {
+        h <= back
+            && code[h..=back].iter().any(|s| {
+                matches!(
+                    s.instr,
+                    Instr::Rmw {
+                        op: ptxmc_frontend::ir::RmwOp::Cas,
+                        ..
+                    }
+                )
+            })
+    })
 }
 
 /// The label an instruction may jump to.
@@ -307,5 +605,183 @@ pub(crate) fn writes(i: &Instr) -> Vec<RegId> {
         Instr::Async(AsyncInstr::MbarrierUpdate { dst, .. }) => dst.iter().copied().collect(),
         Instr::Async(AsyncInstr::MbarrierWait { dst, .. }) => vec![*dst],
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::EventId;
+    use crate::interp::{Next, ThreadState};
+    use crate::report::BlockReason;
+
+    fn parse(src: &str) -> Test {
+        ptxmc_frontend::parse(src).expect("parses")
+    }
+
+    /// Runs thread `t` of `src` under `reading`, every read returning
+    /// `value`, until it ends; the events it made (as writes or not) and
+    /// how it ended.
+    fn run(src: &str, t: usize, reading: Reading, value: i64) -> (Vec<bool>, Next<i64>) {
+        let test = parse(src);
+        let code = ThreadCode::new(&test, ThreadId::new(t))
+            .expect("runs")
+            .with_reading(reading);
+        let mut st = ThreadState::<i64>::new(&code, &test, 2);
+        let mut writes = Vec::new();
+        loop {
+            match st.next(&code) {
+                Next::Event(e) => {
+                    let id = EventId::new(writes.len());
+                    writes.push(e.is_write());
+                    st.commit(id, e.is_read().then_some(value));
+                }
+                other => return (writes, other),
+            }
+        }
+    }
+
+    const CAS_LOCK: &str = "PTX t\n{ m=0; d=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
+        LC00: | st.release.gpu m, 0 ;\n atom.acquire.gpu.cas r0, m, 0, 1 | ;\n \
+        bne r0, 0, LC00 | ;\n st.weak d, 1 | ;\nexists (d == 1)\n";
+
+    /// The same lock, with a weak store of the lock word in P1.
+    fn weak_unlock() -> String {
+        CAS_LOCK.replace("st.release.gpu m, 0", "st.weak m, 0")
+    }
+
+    #[test]
+    fn a_cas_retry_loop_is_a_retry_loop() {
+        let test = parse(CAS_LOCK);
+        let code = ThreadCode::new(&test, ThreadId::new(0)).expect("runs");
+        let l = code.loops()[0];
+        assert!(l.retry, "{l:?}");
+        // Not a spin loop by its code: only a reading makes it one.
+        let weak = parse(&weak_unlock());
+        let code = ThreadCode::new(&weak, ThreadId::new(0)).expect("runs");
+        let l = code.loops()[0];
+        assert!(l.retry && !l.spin, "{l:?}");
+    }
+
+    #[test]
+    fn a_guarded_cas_loop_is_a_spin_loop_where_its_failure_is_unseen() {
+        let spin = |src: &str, r: Reading| {
+            let test = parse(src);
+            let code = ThreadCode::new(&test, ThreadId::new(0))
+                .expect("runs")
+                .with_reading(r);
+            code.loops()[0].spin
+        };
+        // Strong lock word: unseen under both readings.
+        assert!(spin(CAS_LOCK, Reading::SPEC));
+        assert!(spin(CAS_LOCK, Reading::FAILED_CAS_READ));
+        // A weak access to it: only when a failed CAS writes nothing.
+        assert!(!spin(&weak_unlock(), Reading::SPEC));
+        assert!(spin(&weak_unlock(), Reading::FAILED_CAS_READ));
+        // A back edge that does not test the CAS's failure is no guard.
+        let other = CAS_LOCK.replace("bne r0, 0, LC00", "bne r0, 7, LC00");
+        assert!(!spin(&other, Reading::FAILED_CAS_READ));
+    }
+
+    #[test]
+    fn a_location_is_strong_when_every_access_is_morally_strong() {
+        let test = parse(CAS_LOCK);
+        let m = (0..test.addresses.len())
+            .find(|&a| test.addr_name(ptxmc_frontend::ir::AddrId::new(a)) == "m")
+            .expect("m");
+        let code = ThreadCode::new(&test, ThreadId::new(0)).expect("runs");
+        assert!(code.strong_location(ptxmc_frontend::ir::AddrId::new(m)));
+        let weak = parse(&weak_unlock());
+        let code = ThreadCode::new(&weak, ThreadId::new(0)).expect("runs");
+        assert!(!code.strong_location(ptxmc_frontend::ir::AddrId::new(m)));
+        // Two strong accesses whose scopes do not include each other's thread.
+        let cta = CAS_LOCK.replace("st.release.gpu m", "st.release.cta m");
+        let cta = parse(&cta);
+        let code = ThreadCode::new(&cta, ThreadId::new(0)).expect("runs");
+        assert!(!code.strong_location(ptxmc_frontend::ir::AddrId::new(m)));
+    }
+
+    /// A failed CAS (every read returns 1) under each reading: the
+    /// iteration blocks like a spin loop's when its failed CAS is
+    /// unobservable (it only reads, or writes back a location whose accesses
+    /// are all morally strong), and is unrolled otherwise.
+    #[test]
+    fn a_failed_iteration_blocks_only_when_it_is_unobservable() {
+        let (evs, end) = run(CAS_LOCK, 0, Reading::FAILED_CAS_READ, 1);
+        assert_eq!((evs, end), (vec![false], Next::Blocked(BlockReason::Spin)));
+        let (evs, end) = run(CAS_LOCK, 0, Reading::SPEC, 1);
+        assert_eq!(
+            (evs, end),
+            (vec![false, true], Next::Blocked(BlockReason::Spin))
+        );
+        // A weak access of the lock word makes the write-back observable
+        // (corpus/readings/cas-fail-writeback-race): unrolled, 3 iterations.
+        let (evs, end) = run(&weak_unlock(), 0, Reading::SPEC, 1);
+        assert_eq!(evs, [false, true].repeat(3));
+        assert_eq!(end, Next::Blocked(BlockReason::Bound));
+        // ... but not when the failed CAS only reads.
+        let (evs, end) = run(&weak_unlock(), 0, Reading::FAILED_CAS_READ, 1);
+        assert_eq!((evs, end), (vec![false], Next::Blocked(BlockReason::Spin)));
+        // A CAS that succeeds leaves the loop under every reading.
+        for r in Reading::ALL {
+            let (evs, end) = run(CAS_LOCK, 0, *r, 0);
+            assert_eq!(
+                (evs, end),
+                (vec![false, true, true], Next::Done),
+                "{}",
+                r.name
+            );
+        }
+    }
+
+    /// A loop whose exiting path skips a load that its failing path makes:
+    /// the register keeps the value of a failed iteration, so the loop is
+    /// not side-effect free and is unrolled (it was taken for a spin loop
+    /// before, which lost the state `1:r1 == 1`).
+    #[test]
+    fn a_register_written_only_on_the_failing_path_stops_the_collapse() {
+        let src = include_str!("../../../corpus/liveness/spin-exit-skips-load.litmus");
+        let test = parse(src);
+        let code = ThreadCode::new(&test, ThreadId::new(1)).expect("runs");
+        let l = code.loops()[0];
+        assert!(!l.spin && !l.retry, "{l:?}");
+        // The same loop loading y on both paths is a spin loop.
+        let both = src.replace(
+            "bne r0, 0, LC01          ;",
+            "ld.relaxed.gpu r1, y     ;\n                      | bne r0, 0, LC01          ;",
+        );
+        let test = parse(&both);
+        let code = ThreadCode::new(&test, ThreadId::new(1)).expect("runs");
+        assert!(code.loops()[0].spin);
+        for strategy in crate::report::Strategy::ALL {
+            let opts = crate::report::Options {
+                strategy: *strategy,
+                ..Default::default()
+            };
+            let rep = crate::check(&parse(src), &opts);
+            assert!(rep.condition_holds, "{strategy:?}: 1:r1 == 1 is reachable");
+        }
+    }
+
+    #[test]
+    fn only_cas_retry_loops_get_the_cas_note() {
+        let test = parse(CAS_LOCK);
+        let back = test.threads[0]
+            .code
+            .iter()
+            .find(|s| matches!(s.instr, Instr::Branch { .. }))
+            .expect("a branch")
+            .span;
+        assert!(cas_retry_loop_at(&test, 0, back));
+        let spin = parse(include_str!(
+            "../../../corpus/liveness/spin-exit-skips-load.litmus"
+        ));
+        let goto = spin.threads[1]
+            .code
+            .iter()
+            .find(|s| matches!(s.instr, Instr::Goto(_)))
+            .expect("a goto")
+            .span;
+        assert!(!cas_retry_loop_at(&spin, 1, goto));
     }
 }

@@ -27,7 +27,7 @@ mod dependent;
 mod state;
 mod writes;
 
-pub use code::{Loop, ThreadCode};
+pub use code::{cas_retry_loop_at, Loop, ThreadCode};
 pub use dependent::later_writes_depend;
 pub use state::{BranchCond, Deps, ThreadState};
 pub use writes::{issues_async, write_shapes, WriteShape};

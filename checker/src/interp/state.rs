@@ -11,6 +11,9 @@ use ptxmc_frontend::ir::{
 use smallvec::SmallVec;
 
 mod async_ops;
+mod rmw;
+
+use rmw::{RmwPlan, Undecided};
 
 /// A set of read events (sorted, without repeats): where a value came from.
 pub type Deps = SmallVec<[EventId; 2]>;
@@ -47,22 +50,14 @@ enum Effect<V> {
     CopyRead,
     /// A write of `value`.
     Write { value: V },
+    /// The write-back of a failed CAS that no other operation can tell from
+    /// its source ([`RmwPlan::write_back_unseen`]): a write of `value` that
+    /// does not count as a side effect of its loop iteration.
+    WriteBack { value: V },
     /// A fence.
     Fence,
     /// A barrier with its runtime id and count.
     Barrier { id: V, count: Option<V> },
-}
-
-/// The write half of an RMW, computed when its read half commits.
-#[derive(Clone, Debug)]
-struct RmwPlan<V> {
-    op: RmwOp,
-    a: V,
-    b: V,
-    deps: Deps,
-    /// The write depends on the read (every RMW but `exch` under a reading
-    /// where `exch` writes only its operand, `model::reading`).
-    on_read: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -99,10 +94,17 @@ pub struct ThreadState<V> {
     loop_count: Vec<u32>,
     /// `events.len()` when each loop's head was last reached.
     loop_entry: Vec<usize>,
+    /// `writes` when each loop's head was last reached.
+    loop_writes: Vec<u32>,
+    /// Write events committed so far (to tell an iteration that wrote nothing).
+    writes: u32,
     events: Vec<EventId>,
     pending: Option<Pending<V>>,
-    rmw_write: Option<(V, Deps)>,
-    undecided: Option<(BranchCond<V>, usize)>,
+    /// The write half of the RMW whose read was committed: value,
+    /// dependencies, and whether it is an unobservable write-back of a
+    /// failed CAS ([`RmwPlan::write_back_unseen`]).
+    rmw_write: Option<(V, Deps, bool)>,
+    undecided: Option<(BranchCond<V>, Undecided<V>)>,
     run: Run,
     blocked_at: Option<usize>,
     spin_loop: Option<usize>,
@@ -134,6 +136,8 @@ impl<V: Clone> Clone for ThreadState<V> {
             ctrl: self.ctrl.clone(),
             loop_count: self.loop_count.clone(),
             loop_entry: self.loop_entry.clone(),
+            loop_writes: self.loop_writes.clone(),
+            writes: self.writes,
             events: self.events.clone(),
             pending: self.pending.clone(),
             rmw_write: self.rmw_write.clone(),
@@ -162,6 +166,8 @@ impl<V: Clone> Clone for ThreadState<V> {
             ctrl,
             loop_count,
             loop_entry,
+            loop_writes,
+            writes,
             events,
             pending,
             rmw_write,
@@ -185,6 +191,8 @@ impl<V: Clone> Clone for ThreadState<V> {
         ctrl.clone_from(&source.ctrl);
         loop_count.clone_from(&source.loop_count);
         loop_entry.clone_from(&source.loop_entry);
+        loop_writes.clone_from(&source.loop_writes);
+        *writes = source.writes;
         events.clone_from(&source.events);
         pending.clone_from(&source.pending);
         rmw_write.clone_from(&source.rmw_write);
@@ -240,6 +248,8 @@ impl<V: Value> ThreadState<V> {
             ctrl: Deps::new(),
             loop_count: vec![0; nl],
             loop_entry: vec![0; nl],
+            loop_writes: vec![0; nl],
+            writes: 0,
             events: Vec::new(),
             pending: None,
             rmw_write: None,
@@ -290,7 +300,7 @@ impl<V: Value> ThreadState<V> {
     pub fn pending_write_value(&self) -> Option<&V> {
         match &self.pending {
             Some(Pending {
-                effect: Effect::Write { value },
+                effect: Effect::Write { value } | Effect::WriteBack { value },
                 ..
             }) => Some(value),
             _ => None,
@@ -375,7 +385,13 @@ impl<V: Value> ThreadState<V> {
         let from = self.pc;
         if to <= from {
             if let Some(l) = code.back_edge_at(from) {
-                let spin = code.loops().get(l).is_some_and(|lp| lp.spin);
+                // A spin loop's iteration is side-effect free by its code; a
+                // retry loop's when it made no write (a failed `atom.cas` that
+                // only reads): either blocks (`docs/model-notes.md`, "Waits").
+                let spin = code.loops().get(l).is_some_and(|lp| {
+                    lp.spin
+                        || (lp.retry && self.loop_writes.get(l).is_some_and(|&w| w == self.writes))
+                });
                 if spin {
                     self.spin_loop = Some(l);
                     self.block(BlockReason::Spin, from);
@@ -410,6 +426,9 @@ impl<V: Value> ThreadState<V> {
             if let Some(e) = self.loop_entry.get_mut(l) {
                 *e = self.events.len();
             }
+            if let Some(w) = self.loop_writes.get_mut(l) {
+                *w = self.writes;
+            }
         }
     }
 
@@ -429,8 +448,8 @@ impl<V: Value> ThreadState<V> {
                 Run::Blocked(r) => return Next::Blocked(r.clone()),
                 Run::Running => {}
             }
-            if let Some((v, d)) = self.rmw_write.take() {
-                self.pending = Some(self.rmw_write_event(code, v, d));
+            if let Some((v, d, back)) = self.rmw_write.take() {
+                self.pending = Some(self.rmw_write_event(code, v, d, back));
                 continue;
             }
             let Some(stmt) = code.stmts().get(self.pc) else {
@@ -471,7 +490,7 @@ impl<V: Value> ThreadState<V> {
                                 b: vb,
                                 span,
                             };
-                            self.undecided = Some((c, to));
+                            self.undecided = Some((c, Undecided::Jump(to)));
                         }
                     }
                 }
@@ -523,17 +542,6 @@ impl<V: Value> ThreadState<V> {
         }
     }
 
-    /// Decides the branch [`Next::Branch`] returned: `taken` jumps to its target.
-    pub fn decide(&mut self, code: &ThreadCode, taken: bool) {
-        if let Some((_, to)) = self.undecided.take() {
-            if taken {
-                self.jump(code, to);
-            } else {
-                self.step_to(self.pc + 1);
-            }
-        }
-    }
-
     /// Commits the pending event under id `id`. For a read, `read_value` is the
     /// value read (0 when `None`); it goes to the destination register with
     /// dependency `{id}`. Does nothing when no event is pending.
@@ -545,16 +553,34 @@ impl<V: Value> ThreadState<V> {
         if p.last {
             self.finish_async(&p.event.async_order);
         }
+        // An RMW whose write half does not follow ends with its read.
+        let mut last = p.last;
         match p.effect {
             Effect::Read { dst, rmw } => {
                 let v = read_value.unwrap_or_else(|| V::constant(0));
                 if let Some(plan) = rmw {
+                    let succeeds = plan.succeeds(&v);
+                    let back = plan.write_back_unseen;
+                    // (`cas` writes `b` if it succeeds and `old` back if not.)
                     let w = V::rmw(plan.op, &v, &plan.a, &plan.b);
                     let mut d = plan.deps;
                     if plan.on_read {
                         union_into(&mut d, &[id]);
                     }
-                    self.rmw_write = Some((w, d));
+                    match succeeds {
+                        Some(true) => self.rmw_write = Some((w, d, false)),
+                        Some(false) if back => self.rmw_write = Some((w, d, true)),
+                        Some(false) => last = true,
+                        None => {
+                            let c = BranchCond {
+                                cmp: CmpOp::Eq,
+                                a: v.clone(),
+                                b: plan.a,
+                                span: p.event.span,
+                            };
+                            self.undecided = Some((c, Undecided::CasWrite(w, d, back)));
+                        }
+                    }
                 }
                 if let Some(r) = dst {
                     let mut d = Deps::new();
@@ -574,12 +600,12 @@ impl<V: Value> ThreadState<V> {
                 d.push(id);
                 self.copy_value = Some((v, d));
             }
-            Effect::Write { .. } | Effect::Fence | Effect::Barrier { .. } => {}
+            Effect::Write { .. } => self.writes += 1,
+            Effect::WriteBack { .. } => {}
+            Effect::Fence | Effect::Barrier { .. } => {}
         }
-        if p.last {
-            self.sub = 0;
-            self.addr_deps.clear();
-            self.step_to(self.pc + 1);
+        if last {
+            self.end_instruction();
         } else {
             self.sub += 1;
         }
@@ -636,7 +662,7 @@ impl<V: Value> ThreadState<V> {
         }
     }
 
-    fn rmw_write_event(&self, code: &ThreadCode, value: V, deps: Deps) -> Pending<V> {
+    fn rmw_write_event(&self, code: &ThreadCode, value: V, deps: Deps, back: bool) -> Pending<V> {
         let mut order = None;
         let mut last = true;
         let (loc, sem, scope, proxy) = match code.stmts().get(self.pc).map(|s| &s.instr) {
@@ -684,7 +710,11 @@ impl<V: Value> ThreadState<V> {
         }
         Pending {
             event: e,
-            effect: Effect::Write { value },
+            effect: if back {
+                Effect::WriteBack { value }
+            } else {
+                Effect::Write { value }
+            },
             last,
         }
     }
@@ -784,6 +814,10 @@ impl<V: Value> ThreadState<V> {
                             deps,
                             on_read: *op != RmwOp::Exch
                                 || code.reading().exch_write_depends_on_read,
+                            only_if_equal: *op == RmwOp::Cas && !code.reading().failed_cas_writes,
+                            write_back_unseen: *op == RmwOp::Cas
+                                && code.reading().failed_cas_writes
+                                && code.strong_location(*addr),
                         }),
                     },
                     last: false,

@@ -13,7 +13,10 @@
 //!   (never in an acquire pattern), or is an ordinary RMW read;
 //! - [`Reading::exch_write_depends_on_read`]: the write half of an
 //!   `atom.exch` has its read among its data dependencies, or only the reads
-//!   its operand depends on.
+//!   its operand depends on;
+//! - [`Reading::failed_cas_writes`]: a failed `atom.cas` is an RMW whose
+//!   write half writes the old value back, or only a read (no write event:
+//!   the interpreter decides from the value read, `interp::ThreadState`).
 //!
 //! Every reading, with its argument, is in `docs/model-notes.md`
 //! ("Readings"); `ptxmc models` lists them.
@@ -46,6 +49,12 @@ pub struct Reading {
     /// dependency on its read); `false`: only the reads its operand depends
     /// on (the cat's `data` follows values, and `exch` writes its operand).
     pub exch_write_depends_on_read: bool,
+    /// A failed `atom.cas` (the value read differs from the compare
+    /// operand) writes the old value back: an RMW whose write half takes a
+    /// place in coherence (the ISA's instruction text, and the verifier of
+    /// the shared corpus); `false`: it only reads, with no write event (the
+    /// C11 view of a failed compare-exchange, what GenMC does).
+    pub failed_cas_writes: bool,
 }
 
 impl Reading {
@@ -53,10 +62,11 @@ impl Reading {
     pub const SPEC: Reading = Reading {
         name: "spec",
         about: "PTX ISA 9.4 chapter 8 as ptxmc reads it (default)",
-        sections: "8.8, 8.9.3, 8.10.4, 8.11.1",
+        sections: "8.8, 8.9.3, 8.10.3, 8.10.4, 8.11.1",
         fence_sc_acq_rel: true,
         red_never_acquires: true,
         exch_write_depends_on_read: true,
+        failed_cas_writes: true,
     };
 
     /// `fence.sc` is not an acq_rel fence in patterns (`ptx-v7.5.cat`).
@@ -87,7 +97,17 @@ impl Reading {
         ..Reading::SPEC
     };
 
-    /// Every choice as Dat3M's `ptx-v7.5.cat` makes it.
+    /// A failed `atom.cas` only reads (the C11 view; GenMC).
+    pub const FAILED_CAS_READ: Reading = Reading {
+        name: "failed-cas-read",
+        about: "a failed atom.cas only reads, it writes nothing back (C11, GenMC); CAS retry loops then block like spin loops",
+        sections: "8.9.2, 8.10.3",
+        failed_cas_writes: false,
+        ..Reading::SPEC
+    };
+
+    /// Every choice as Dat3M's `ptx-v7.5.cat` makes it (a failed `cas`
+    /// writes the old value back there, as in the verifier of the corpus).
     pub const DAT3M: Reading = Reading {
         name: "dat3m",
         about: "Dat3M's ptx-v7.5.cat: fence-sc-plain, red-acquires and exch-independent together",
@@ -95,6 +115,7 @@ impl Reading {
         fence_sc_acq_rel: false,
         red_never_acquires: false,
         exch_write_depends_on_read: false,
+        failed_cas_writes: true,
     };
 
     /// Every reading, the default first (the order of `ptxmc models`).
@@ -103,6 +124,7 @@ impl Reading {
         Reading::FENCE_SC_PLAIN,
         Reading::RED_READS,
         Reading::EXCH_INDEPENDENT,
+        Reading::FAILED_CAS_READ,
         Reading::DAT3M,
     ];
 
@@ -194,32 +216,48 @@ mod tests {
 
     /// The corpus tests that tell the readings apart, with the verdict
     /// (`condition_holds`) under spec, fence-sc-plain, red-acquires,
-    /// exch-independent and dat3m (`docs/model-notes.md`, "Readings").
-    const TELLERS: [(&str, &str, [bool; 5]); 5] = [
+    /// exch-independent, failed-cas-read and dat3m (`docs/model-notes.md`,
+    /// "Readings").
+    const TELLERS: [(&str, &str, [bool; 6]); 8] = [
         (
             "readings/MP-fence-sc-release",
             include_str!("../../../corpus/readings/MP-fence-sc-release.litmus"),
-            [true, false, true, true, false],
+            [true, false, true, true, true, false],
         ),
         (
             "spec/8.11.1-mp-red",
             include_str!("../../../corpus/spec/8.11.1-mp-red.litmus"),
-            [true, true, false, true, false],
+            [true, true, false, true, true, false],
         ),
         (
             "readings/LB-exch-weak-copy",
             include_str!("../../../corpus/readings/LB-exch-weak-copy.litmus"),
-            [false, false, false, true, true],
+            [false, false, false, true, false, true],
         ),
         (
             "readings/LB-exch-weak-relay",
             include_str!("../../../corpus/readings/LB-exch-weak-relay.litmus"),
-            [false, false, false, true, true],
+            [false, false, false, true, false, true],
         ),
         (
             "readings/LB-add-weak-copy",
             include_str!("../../../corpus/readings/LB-add-weak-copy.litmus"),
-            [false, false, false, false, false],
+            [false, false, false, false, false, false],
+        ),
+        (
+            "readings/cas-fail-writeback-race",
+            include_str!("../../../corpus/readings/cas-fail-writeback-race.litmus"),
+            [true, true, true, true, false, true],
+        ),
+        (
+            "readings/LB-cas-fail-relay-weak",
+            include_str!("../../../corpus/readings/LB-cas-fail-relay-weak.litmus"),
+            [true, true, true, true, false, true],
+        ),
+        (
+            "readings/LB-cas-fail-relay",
+            include_str!("../../../corpus/readings/LB-cas-fail-relay.litmus"),
+            [false, false, false, false, false, false],
         ),
     ];
 
@@ -256,6 +294,45 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_cas_writes_only_under_the_readings_that_say_so() {
+        let src = "PTX t\n{ x=3; }\n P0@cta 0,gpu 0 ;\n atom.relaxed.gpu.cas r0, x, 0, 1 ;\n \
+                   atom.relaxed.gpu.cas r1, x, 0, 2 ;\nexists (x == 1)\n";
+        for r in Reading::ALL {
+            // Every read reads 0 here: both CASes succeed, read then write.
+            let evs = events(src, *r);
+            assert_eq!(evs.len(), 4, "{}", r.name);
+        }
+        // Reading 3 (the initial value): a failed CAS.
+        let test = ptxmc_frontend::parse(src).expect("parses");
+        for r in Reading::ALL {
+            let code = ThreadCode::new(&test, ThreadId::new(0))
+                .expect("runs")
+                .with_reading(*r);
+            let mut st = ThreadState::<i64>::new(&code, &test, 2);
+            let mut kinds = Vec::new();
+            while let Next::Event(e) = st.next(&code) {
+                let id = EventId::new(kinds.len());
+                let is_read = e.is_read();
+                kinds.push(e.is_write());
+                // The thread knows before the value is given whether the
+                // write half follows a read of 3.
+                if is_read {
+                    assert_eq!(st.pending_rmw_writes(Some(&3)), r.failed_cas_writes);
+                    assert!(st.pending_rmw_writes(Some(&0)));
+                    assert_eq!(st.pending_rmw_writes(None), r.failed_cas_writes);
+                }
+                st.commit(id, is_read.then_some(3));
+            }
+            let want: &[bool] = if r.failed_cas_writes {
+                &[false, true, false, true]
+            } else {
+                &[false, false]
+            };
+            assert_eq!(kinds, want, "{}", r.name);
+        }
+    }
+
+    #[test]
     fn names_are_distinct_and_parse_back() {
         let mut names: Vec<&str> = Reading::ALL.iter().map(|r| r.name).collect();
         names.sort_unstable();
@@ -278,14 +355,17 @@ mod tests {
                 r.fence_sc_acq_rel,
                 r.red_never_acquires,
                 r.exch_write_depends_on_read,
+                r.failed_cas_writes,
             ]
         };
         assert!(Reading::default().is_default());
-        assert_eq!(choices(&Reading::SPEC), [true; 3]);
-        for r in &Reading::ALL[1..4] {
+        assert_eq!(choices(&Reading::SPEC), [true; 4]);
+        for r in &Reading::ALL[1..5] {
             let off = choices(r).iter().filter(|c| !**c).count();
             assert_eq!(off, 1, "{} differs from spec in one choice", r.name);
         }
-        assert_eq!(choices(&Reading::DAT3M), [false; 3]);
+        // Dat3M's cat makes the first three choices the other way; its
+        // verifier writes a failed cas's old value back, as the spec does.
+        assert_eq!(choices(&Reading::DAT3M), [false, false, false, true]);
     }
 }

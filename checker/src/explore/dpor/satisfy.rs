@@ -233,13 +233,25 @@ impl Dpor<'_> {
     /// which RMW atomicity forbids (8.10.3). (With a W that is not morally
     /// strong with them, coherence may leave W unordered with their writes:
     /// they may then share it.)
-    pub(super) fn must_not_share(&self, s: &State, r1: EventId, r2: EventId, threads: u64) -> bool {
+    ///
+    /// `value`: the value both would read, if known; a waiting CAS that only
+    /// reads when it fails is an RMW only for a value that makes it succeed
+    /// ([`Self::rmw_read`]).
+    pub(super) fn must_not_share(
+        &self,
+        s: &State,
+        r1: EventId,
+        r2: EventId,
+        threads: u64,
+        value: Option<i64>,
+    ) -> bool {
         let (e1, e2) = (s.exec.event(r1), s.exec.event(r2));
-        let (EventKind::Read { rmw: true, loc, .. }, EventKind::Read { rmw: true, .. }) =
-            (e1.kind, e2.kind)
-        else {
+        let EventKind::Read { loc, .. } = e1.kind else {
             return false;
         };
+        if !(self.rmw_read(s, r1, value) && self.rmw_read(s, r2, value)) {
+            return false;
+        }
         if !model::morally_strong(&s.exec, r1, r2) {
             return false;
         }
@@ -259,6 +271,20 @@ impl Dpor<'_> {
             }
         }
         true
+    }
+
+    /// Whether the read `r` is the read half of an RMW whose write half
+    /// follows when it reads `value` (`None`: whatever it reads). A read
+    /// that has its value is marked so (`set_read_value`); a waiting one is
+    /// asked of its thread's state, which holds it uncommitted.
+    pub(super) fn rmw_read(&self, s: &State, r: EventId, value: Option<i64>) -> bool {
+        let e = s.exec.event(r);
+        match e.thread.map(|t| t.index()) {
+            Some(t) if s.runs.get(t) == Some(&Run::Waiting(r)) => {
+                s.states[t].pending_rmw_writes(value.as_ref())
+            }
+            _ => matches!(e.kind, EventKind::Read { rmw: true, .. }),
+        }
     }
 
     /// Whether the reads that wait for writes not yet added can still all be
@@ -465,7 +491,7 @@ impl Dpor<'_> {
             for &(r, el) in reads {
                 if apart
                     .iter()
-                    .all(|&(a, ael)| self.must_not_share(s, r, a, el & ael))
+                    .all(|&(a, ael)| self.must_not_share(s, r, a, el & ael, None))
                 {
                     apart.push((r, el));
                 }
