@@ -1,0 +1,158 @@
+//! Which thread runs next: ending a thread, and when every running thread waits, giving a waiting read a value in advance (load buffering, 8.10.4) or finding the graph blocked.
+
+use super::*;
+
+impl<'a> Dpor<'a> {
+    /// Whether the waiting read `r` is never given a value in advance: every
+    /// later write of its thread depends on it.
+    pub(super) fn never_unblocked(&self, s: &State, r: EventId) -> bool {
+        let ev = s.exec.event(r);
+        ev.thread.is_some_and(|t| {
+            self.dependent
+                .get(t.index())
+                .and_then(|d| d.get(ev.instr as usize))
+                .copied()
+                .unwrap_or(false)
+        })
+    }
+
+    /// Every running thread stopped at a read that waits for a write not yet
+    /// added. Since a thread goes on only when such a write arrives, the
+    /// graphs in which those reads read from later writes need some thread
+    /// to go on first: the first waiting read (in thread order) whose thread
+    /// makes a write that does not depend on it commits to each value a
+    /// later write may give it, and its thread goes on with that value
+    /// (as reads did before waiting existed). When every waiting read has
+    /// only dependent writes after it, no such graph exists: each write the
+    /// reads wait for depends on another waiting read, a cycle of
+    /// `rf ∪ dep` that No-Thin-Air (8.10.4) forbids.
+    ///
+    /// This is a step every path to such a graph takes, not a choice, so
+    /// each graph is still produced once: the children differ in the value
+    /// the read commits to.
+    pub(super) fn unblock(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
+        if check && !self.consistent(s) {
+            w.out.stats.pruned += 1;
+            return Ok(());
+        }
+        let first = s
+            .waiting
+            .iter()
+            .copied()
+            .filter(|&r| !self.never_unblocked(s, r))
+            .min_by_key(|&r| s.exec.event(r).thread.map_or(usize::MAX, |t| t.index()));
+        let Some(r) = first else {
+            w.out.stats.pruned += 1;
+            return Ok(());
+        };
+        let Some(rt) = s.exec.event(r).thread.map(|t| t.index()) else {
+            return Ok(());
+        };
+        let excluded = self.causally_after(s, r);
+        let values: SmallVec<[i64; 8]> = self
+            .future_values(s, s.exec.event(r), excluded)
+            .into_iter()
+            .collect();
+        if values.is_empty() {
+            w.out.stats.pruned += 1;
+            return Ok(());
+        }
+        let waiting = s.waiting.clone();
+        s.waiting.retain(|&x| x != r);
+        s.pending.push(r);
+        s.runs[rt] = Run::Running;
+        let saved = s.save(rt);
+        // A read's value changes no relation: the relations of the graph, if
+        // at hand, hold for every child (restored for each, since deeper
+        // nodes reuse the space).
+        let n = s.exec.len();
+        let relations = s.derived_valid.then(|| s.save_derived(n));
+        let was = s.exec.event(r).is_rmw();
+        let res = self.branch(s, w, parts, &values, &|this, s, w, &value, parts| {
+            let rmw = saved.pending_rmw_writes(Some(&value));
+            set_read_value(s, r, value, rmw);
+            match &relations {
+                Some(d) => {
+                    s.derived.copy_from(d, n);
+                    s.derived_valid = true;
+                }
+                None => s.derived_valid = false,
+            }
+            if !this.satisfiable(s) {
+                w.out.stats.pruned += 1;
+                return Ok(());
+            }
+            s.states[rt].clone_from(&saved);
+            s.states[rt].commit(r, Some(value));
+            this.visit(s, w, false, parts)
+        });
+        s.states[rt].clone_from(&saved);
+        s.recycle(saved);
+        if let Some(d) = relations {
+            s.spare_derived.push(d);
+        }
+        s.derived_valid = false;
+        s.runs[rt] = Run::Waiting(r);
+        s.pending.pop();
+        s.waiting = waiting;
+        set_read_value(s, r, 0, was);
+        res
+    }
+
+    /// Thread `t` ended with `ending`: go on with the next thread.
+    pub(super) fn end_thread(
+        &self,
+        s: &mut State,
+        w: &mut Worker,
+        t: usize,
+        ending: Ending,
+        check: bool,
+        parts: usize,
+    ) -> Res {
+        let spin = matches!(ending, Ending::Spin { .. });
+        s.runs[t] = Run::Ended(ending);
+        s.spinning += usize::from(spin);
+        let r = if spin && !self.fair_so_far(s, w) {
+            w.out.stats.pruned += 1;
+            Ok(())
+        } else {
+            self.next_thread(s, w, check, parts)
+        };
+        s.spinning -= usize::from(spin);
+        s.runs[t] = Run::Running;
+        r
+    }
+
+    /// Whether the graph may still be kept: no thread ended in a spin loop,
+    /// or each such thread can still be fair ([`Self::spins_may_be_fair`]).
+    /// Without pruning when a loop may be cut by the bound (the completion
+    /// records the bound hit) or when undefined behaviour is looked for in
+    /// every graph (split locations, [`Outcomes::checks_sizes`]): then the
+    /// completion discards the unfair graph ([`candidate::finish`]).
+    pub(super) fn fair_so_far(&self, s: &State, w: &Worker) -> bool {
+        s.spinning == 0 || !self.prune_unfair || w.out.checks_sizes() || self.spins_may_be_fair(s)
+    }
+
+    /// After a thread ended: prune committed reads that no later thread can
+    /// satisfy, then extend the next thread (its state is restored after).
+    pub(super) fn next_thread(
+        &self,
+        s: &mut State,
+        w: &mut Worker,
+        check: bool,
+        parts: usize,
+    ) -> Res {
+        if !self.satisfiable(s) {
+            w.out.stats.pruned += 1;
+            return Ok(());
+        }
+        let Some(t) = Self::schedule(s) else {
+            return self.visit(s, w, check, parts);
+        };
+        let saved = s.save(t);
+        let r = self.visit(s, w, check, parts);
+        s.states[t].clone_from(&saved);
+        s.recycle(saved);
+        r
+    }
+}
