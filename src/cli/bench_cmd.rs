@@ -302,8 +302,8 @@ fn run_checked(args: &BenchArgs) -> Result<u8, String> {
     if args.repeat == 0 {
         return Err("--repeat must be at least 1".into());
     }
-    let reading = super::models_cmd::readings(std::slice::from_ref(&args.model))?;
-    let failed_cas_reads = reading.first().is_some_and(|r| r.name == "failed-cas-read");
+    // An unknown --model is refused before any child runs.
+    super::models_cmd::readings(std::slice::from_ref(&args.model))?;
     let genmc = if args.no_genmc {
         None
     } else {
@@ -375,9 +375,7 @@ fn run_checked(args: &BenchArgs) -> Result<u8, String> {
             })
             .collect();
         let mirror = match (&genmc, &item.source) {
-            (Some(_), Source::Family(name, n)) => {
-                genmc::mirror(name, *n, failed_cas_reads, args.unroll)
-            }
+            (Some(_), Source::Family(name, n)) => genmc::mirror(name, *n),
             _ => None,
         };
         let mut runs: Vec<Vec<Measure>> = vec![Vec::new(); tools.len()];
