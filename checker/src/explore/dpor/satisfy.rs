@@ -82,23 +82,22 @@ impl Dpor<'_> {
         let mut after_threads = 1u64 << rt;
         let mut out = 0u64;
         if s.derived_valid && s.exec.len() <= fast::MAX_WIDE_EVENTS {
-            let after = s.derived.base_row(r.index());
-            let events = after.iter().enumerate().flat_map(|(k, &w)| {
-                (0..64)
-                    .filter(move |b| w >> b & 1 == 1)
-                    .map(move |b| 64 * k + b)
-            });
-            for x in events {
-                let Some(u) = s.exec.events.get(x).and_then(|e| e.thread) else {
-                    continue;
-                };
-                let u = u.index();
-                if out >> u & 1 == 1 || self.issues_async[u] {
-                    continue;
-                }
-                after_threads |= 1 << u;
-                if same_way(u) {
-                    out |= 1 << u;
+            for (k, &word) in s.derived.base_row(r.index()).iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let x = 64 * k + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let Some(u) = s.exec.events.get(x).and_then(|e| e.thread) else {
+                        continue;
+                    };
+                    let u = u.index();
+                    if out >> u & 1 == 1 || self.issues_async[u] {
+                        continue;
+                    }
+                    after_threads |= 1 << u;
+                    if same_way(u) {
+                        out |= 1 << u;
+                    }
                 }
             }
         }
