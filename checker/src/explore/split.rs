@@ -185,6 +185,10 @@ type At = (u32, u32);
 /// The explorer's exploration of one child (`parts` last).
 type Child<'c, S, W, C, E> = &'c dyn Fn(&mut S, &mut W, &C, usize) -> Result<(), E>;
 
+/// One run of the DPOR explorer with a sizing hook, which it hands back
+/// (how [`make_plan`] explores without naming the explorer's type).
+type Probe<'p> = &'p mut dyn FnMut(Split, &mut Outcomes, &mut Budget) -> (Status, Option<Split>);
+
 /// The interior and the roots of one sizing round.
 type Round = (BTreeSet<Path>, Vec<(Path, u64)>);
 
@@ -485,8 +489,13 @@ pub fn check_part(test: &Test, opts: &Options, k: u32, n: u32) -> PartResult {
         };
         let mut b = budget.clone();
         let mut o = out.fork();
-        let _ = super::with_dpor(run, &quiet, &mut b, &mut o, &mut |d, b, o| {
-            plan = make_plan(d, opts, b, o, n);
+        let _ = super::with_dpor(run, &quiet, &mut b, &mut o, &mut |mut d, b, o| {
+            let mut probe = |split: Split, o: &mut Outcomes, b: &mut Budget| {
+                d.set_split(Some(split));
+                let status = d.run(o, b);
+                (status, d.set_split(None))
+            };
+            plan = make_plan(&mut probe, opts, b, o, n);
             Status::Ok
         });
     }
@@ -537,20 +546,15 @@ pub fn check_part(test: &Test, opts: &Options, k: u32, n: u32) -> PartResult {
 /// The plan of a split into `n` parts: rounds of sizing and opening roots
 /// (see the module documentation). A round that fails (the test stops or a
 /// limit is reached while sizing) ends the planning with the plan of the
-/// round before; the very first gives the trivial plan.
-fn make_plan(
-    mut d: super::dpor::Dpor<'_>,
-    opts: &Options,
-    budget: &Budget,
-    out: &Outcomes,
-    n: u32,
-) -> Plan {
+/// round before; the very first gives the trivial plan. `probe` runs the
+/// DPOR explorer once with the given hook and hands the hook back.
+fn make_plan(probe: Probe<'_>, opts: &Options, budget: &Budget, out: &Outcomes, n: u32) -> Plan {
     let mut open: BTreeSet<Path> = BTreeSet::new();
     let mut sizes: BTreeMap<Path, u64> = BTreeMap::new();
     let mut best: Option<Round> = None;
     let max_roots = (ROOTS_PER_PART * n as usize).min(MAX_ROOTS);
     for _ in 0..MAX_ROUNDS {
-        let probe = Split::new(
+        let sizing = Split::new(
             0,
             &Plan {
                 root_open: true,
@@ -560,12 +564,11 @@ fn make_plan(
             opts.seed,
             std::mem::take(&mut sizes),
         );
-        d.set_split(Some(probe));
         let mut b = budget.clone();
         b.max_executions = None;
         let mut o = out.fork();
-        let status = d.run(&mut o, &mut b);
-        let (found, known) = match d.set_split(None) {
+        let (status, back) = probe(sizing, &mut o, &mut b);
+        let (found, known) = match back {
             Some(p) => {
                 let mut st = p.lock();
                 (std::mem::take(&mut st.found), std::mem::take(&mut st.sizes))
