@@ -73,7 +73,6 @@ pub mod ir;
 pub mod kernel;
 
 mod error;
-mod host_api;
 mod intern;
 mod lexer;
 mod parser;

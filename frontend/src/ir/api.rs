@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub use crate::host_api::{ApiCall, Graph, StreamKind, LEGACY_STREAM};
+pub use super::host_api::{ApiCall, Graph, StreamKind, LEGACY_STREAM};
 
 /// A task enqueued in a CUDA stream (8.9.4, API synchronization).
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

@@ -12,6 +12,7 @@ use std::fmt;
 
 mod api;
 mod async_instr;
+mod host_api;
 mod ops;
 
 /// Declares a `u32` newtype index with `index()` / `new()`.

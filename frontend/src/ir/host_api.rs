@@ -6,7 +6,7 @@
 //! synchronization"); the checker's `api` module lowers all of it to
 //! release/acquire flags.
 
-use crate::ir::RegId;
+use super::RegId;
 
 /// How a stream takes part in the cross-stream barriers of the legacy
 /// default stream `cudaStreamLegacy` (8.9.4 API item 2).
