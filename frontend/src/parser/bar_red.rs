@@ -296,22 +296,7 @@ impl<'s> Parser<'s> {
             }
         }
         let dst = self.b.reg(t, d);
-        for (i, &r) in parts.iter().enumerate() {
-            let instr = if i == 0 {
-                Instr::Mov {
-                    dst,
-                    src: Operand::Reg(r),
-                }
-            } else {
-                Instr::Op {
-                    op: BinOp::Add,
-                    dst,
-                    a: Operand::Reg(dst),
-                    b: Operand::Reg(r),
-                }
-            };
-            self.push(t, instr, span);
-        }
+        self.fold_regs(t, dst, BinOp::Add, &parts, span);
         let last = match red {
             Reduction::Popc => None,
             Reduction::Or => Some(CmpOp::Ne),

@@ -266,22 +266,7 @@ impl Parser<'_> {
                 // Interned after the temporaries: ids follow first appearance,
                 // as when the printed form is parsed back.
                 let dst = self.b.reg(t, d);
-                for (i, &r) in temps.iter().enumerate() {
-                    let instr = if i == 0 {
-                        Instr::Mov {
-                            dst,
-                            src: Operand::Reg(r),
-                        }
-                    } else {
-                        Instr::Op {
-                            op: binop,
-                            dst,
-                            a: Operand::Reg(dst),
-                            b: Operand::Reg(r),
-                        }
-                    };
-                    self.push(t, instr, span);
-                }
+                self.fold_regs(t, dst, binop, &temps, span);
             }
         }
         Ok(true)

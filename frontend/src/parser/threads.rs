@@ -4,7 +4,7 @@ use super::builder::ThreadState;
 use super::special::SpecialFields;
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
-use crate::ir::{Instr, Placement, Span, Stmt};
+use crate::ir::{BinOp, Instr, Operand, Placement, RegId, Span, Stmt};
 use crate::lexer::Tok;
 use fxhash::FxHashMap;
 
@@ -311,5 +311,33 @@ impl Parser<'_> {
     /// Appends a statement to thread `t`.
     pub(super) fn push(&mut self, t: usize, instr: Instr, span: Span) {
         self.b.threads[t].code.push(Stmt { instr, span });
+    }
+
+    /// Appends `dst = regs[0] op regs[1] op ...` to thread `t`: a `mov` of the
+    /// first register, then one `op` per further register.
+    pub(super) fn fold_regs(
+        &mut self,
+        t: usize,
+        dst: RegId,
+        op: BinOp,
+        regs: &[RegId],
+        span: Span,
+    ) {
+        for (i, &r) in regs.iter().enumerate() {
+            let instr = if i == 0 {
+                Instr::Mov {
+                    dst,
+                    src: Operand::Reg(r),
+                }
+            } else {
+                Instr::Op {
+                    op,
+                    dst,
+                    a: Operand::Reg(dst),
+                    b: Operand::Reg(r),
+                }
+            };
+            self.push(t, instr, span);
+        }
     }
 }
