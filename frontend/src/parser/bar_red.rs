@@ -319,14 +319,7 @@ mod tests {
 
     fn test(code: &str) -> crate::ir::Test {
         let src = format!("PTX r {{ }}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 1,gpu 0 ;\n {code} ;\nexists (0 == 0)");
-        let t = parse(&src).unwrap_or_else(|e| panic!("{e}"));
-        let printed = crate::print(&t);
-        assert_eq!(
-            crate::strip_spans(&parse(&printed).expect("reparses")),
-            crate::strip_spans(&t),
-            "{printed}"
-        );
-        t
+        crate::parser::parse_round_trip(&src)
     }
 
     #[test]

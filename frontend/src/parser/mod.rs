@@ -197,5 +197,20 @@ fn signed(mag: u64, neg: bool) -> Option<i64> {
     }
 }
 
+/// Parses `src` (which must parse) and checks that its printed form parses
+/// back to the same test, spans aside: the round trip every instruction
+/// family's unit tests rely on.
+#[cfg(test)]
+pub(crate) fn parse_round_trip(src: &str) -> crate::ir::Test {
+    let t = parse(src).unwrap_or_else(|e| panic!("{e}"));
+    let printed = crate::print(&t);
+    assert_eq!(
+        crate::strip_spans(&parse(&printed).expect("reparses")),
+        crate::strip_spans(&t),
+        "{printed}"
+    );
+    t
+}
+
 #[cfg(test)]
 mod tests;

@@ -282,13 +282,7 @@ mod tests {
         let src = format!(
             "PTX m {{ x=0; y=0; mc @ multimem x, y; nm @ multimem; }}\n P0@cta 0,gpu 0 ;\n {instr} ;\nexists (x == 0)"
         );
-        let t = parse(&src).expect("parses");
-        let printed = crate::print(&t);
-        assert_eq!(
-            crate::strip_spans(&parse(&printed).expect("reparses")),
-            crate::strip_spans(&t),
-            "{printed}"
-        );
+        let t = crate::parser::parse_round_trip(&src);
         t.threads[0].code.iter().map(|s| s.instr.clone()).collect()
     }
 

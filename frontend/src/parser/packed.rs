@@ -218,17 +218,10 @@ fn packed_values<'s>(
 #[cfg(test)]
 mod tests {
     use crate::ir::{Instr, Sem};
-    use crate::parser::parse;
 
     fn code(instr: &str) -> (Vec<Instr>, usize) {
         let src = format!("PTX p {{ x=0; }}\n P0@cta 0,gpu 0 ;\n {instr} ;\nexists (x == 0)");
-        let t = parse(&src).unwrap_or_else(|e| panic!("{e}"));
-        let printed = crate::print(&t);
-        assert_eq!(
-            crate::strip_spans(&parse(&printed).expect("reparses")),
-            crate::strip_spans(&t),
-            "{printed}"
-        );
+        let t = crate::parser::parse_round_trip(&src);
         (
             t.threads[0].code.iter().map(|s| s.instr.clone()).collect(),
             t.unsupported.len(),
