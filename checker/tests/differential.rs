@@ -24,8 +24,10 @@
 //! statuses must agree (a `limit` on either side skips the case). On a
 //! failure the seed (or file) and the litmus text are printed.
 
+mod common;
 mod gen;
 
+use common::litmus_files;
 use ptxmc_checker::{check, Options, Report, Status, Strategy};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -445,21 +447,6 @@ fn random_agree(profile: &gen::Profile, cases: usize, seed0: u64) {
          PTXMC_DIFF_SEED=<seed> PTXMC_DIFF_CASES=1)",
         failures.len()
     );
-}
-
-/// Every `.litmus` file under `dir`, recursively, sorted.
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
 }
 
 #[test]

@@ -4,6 +4,9 @@
 //! are checked under `Reading::DAT3M` with the DPOR explorer. Without the
 //! shared corpus the test prints `SKIP: ...` and passes.
 
+mod common;
+
+use common::litmus_files;
 use ptxmc_checker::{check, Options, Reading, Status, Strategy};
 use std::path::Path;
 use std::time::Duration;
@@ -80,22 +83,6 @@ fn dat3m_reading_matches_the_four_shared_csvs() {
     assert!(mismatches.is_empty(), "{} mismatches", mismatches.len());
 }
 
-/// Every `*.litmus` under `dir`, sorted.
-fn litmus_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
-    out.sort();
-}
-
 /// Under `failed-cas-read` (a failed `atom.cas` only reads, and the write
 /// half of a CAS exists only for some values read), the reference
 /// enumerator and DPOR agree on every test of `corpus/` the enumerator
@@ -106,6 +93,7 @@ fn brute_and_dpor_agree_on_the_corpus_under_failed_cas_read() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
     let mut files = Vec::new();
     litmus_files(&root, &mut files);
+    files.sort();
     assert!(files.len() > 250, "only {} corpus files", files.len());
     let (mut compared, mut differ) = (0usize, Vec::new());
     for f in &files {
