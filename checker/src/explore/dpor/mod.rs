@@ -695,21 +695,16 @@ fn push_event(s: &mut State, t: usize, mut ev: Event, read_value: Option<i64>) -
         _ => {}
     }
     s.derived_valid = false;
-    let id = EventId::new(s.exec.events.len());
-    s.exec.events.push(ev);
-    s.exec.rf.push(None);
-    s.exec.co.resize(id.index() + 1);
+    let id = s.exec.push_event(t, ev);
     if s.statics.len() == id.index() && id.index() < fast::MAX_WIDE_EVENTS {
         let mut preds: SmallVec<[u64; 4]> = smallvec::smallvec![0; id.index() / 64 + 1];
-        for e in &s.exec.threads[t] {
+        let th = &s.exec.threads[t];
+        for e in &th[..th.len() - 1] {
             preds[e.index() / 64] |= 1u64 << (e.index() % 64);
         }
-        s.exec.threads[t].push(id);
         if !s.statics.push(&s.exec, id, &preds) {
             s.statics.truncate(id.index());
         }
-    } else {
-        s.exec.threads[t].push(id);
     }
     id
 }
@@ -720,16 +715,13 @@ fn push_event(s: &mut State, t: usize, mut ev: Event, read_value: Option<i64>) -
 /// (`ThreadState::pending_rmw_writes`); a waiting read keeps the mark it was
 /// built with.
 fn set_read_value(s: &mut State, r: EventId, value: i64, rmw_read: bool) {
-    if let EventKind::Read { value: v, rmw, .. } = &mut s.exec.events[r.index()].kind {
-        *v = value;
-        *rmw = rmw_read;
-    }
+    s.exec.set_read_value(r, value, rmw_read);
 }
 
 /// Removes the last event, which is thread `t`'s last.
 fn pop_event(s: &mut State, t: usize) {
     s.derived_valid = false;
-    let Some(ev) = s.exec.events.pop() else {
+    let Some(ev) = s.exec.pop_event(t) else {
         return;
     };
     match ev.kind {
@@ -737,11 +729,7 @@ fn pop_event(s: &mut State, t: usize) {
         _ if ev.is_fence_sc() => s.fences_sc -= 1,
         _ => {}
     }
-    let n = s.exec.events.len();
-    s.exec.rf.pop();
-    s.exec.threads[t].pop();
-    s.exec.co.resize(n);
-    s.statics.truncate(n);
+    s.statics.truncate(s.exec.len());
 }
 
 #[cfg(test)]

@@ -126,7 +126,7 @@ impl<'a> Dpor<'a> {
             };
             set_read_value(s, id, value, rmw);
             match src {
-                Source::Write(src, _) => s.exec.rf[id.index()] = Some(src),
+                Source::Write(src, _) => s.exec.set_rf(id, Some(src)),
                 Source::Value(_) => s.pending.push(id),
                 Source::Later => s.waiting.push(id),
             }
@@ -173,7 +173,7 @@ impl<'a> Dpor<'a> {
             };
             s.derived_valid = false;
             match src {
-                Source::Write(..) => s.exec.rf[id.index()] = None,
+                Source::Write(..) => s.exec.set_rf(id, None),
                 Source::Value(_) => {
                     s.pending.pop();
                 }

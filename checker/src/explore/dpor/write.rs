@@ -160,7 +160,7 @@ impl<'a> Dpor<'a> {
         let pending = s.pending.clone();
         let waiting = s.waiting.clone();
         for &m in &before_all {
-            s.exec.co.insert(m, id);
+            s.exec.order_co(m, id);
         }
         // A plain write to a private location placed after the thread's own
         // earlier writes (the only other writes of the location but the
@@ -176,9 +176,9 @@ impl<'a> Dpor<'a> {
         let r = self.branch(s, w, parts, &positions, &|this, s, w, &before, parts| {
             for (k, &m) in ms.iter().enumerate() {
                 if before >> k & 1 == 1 {
-                    s.exec.co.insert(m, id);
+                    s.exec.order_co(m, id);
                 } else {
-                    s.exec.co.insert(id, m);
+                    s.exec.order_co(id, m);
                 }
             }
             let mut res: Res;
@@ -217,7 +217,7 @@ impl<'a> Dpor<'a> {
                 let mut resumed: SmallVec<[Resumed; 2]> = SmallVec::new();
                 for (k, &r) in readers.iter().enumerate() {
                     if mask >> k & 1 == 1 {
-                        s.exec.rf[r.index()] = Some(id);
+                        s.exec.set_rf(r, Some(id));
                         s.pending.retain(|&p| p != r);
                         if let Some(at) = s.waiting.iter().position(|&x| x == r) {
                             s.waiting.remove(at);
@@ -248,7 +248,7 @@ impl<'a> Dpor<'a> {
                 }
                 for (k, &r) in readers.iter().enumerate() {
                     if mask >> k & 1 == 1 {
-                        s.exec.rf[r.index()] = None;
+                        s.exec.set_rf(r, None);
                     }
                 }
                 s.pending.clone_from(&pending);
@@ -263,13 +263,12 @@ impl<'a> Dpor<'a> {
                 walk.leave(mark, &mut w.out.stats);
             }
             for &m in &ms {
-                s.exec.co.remove(m, id);
-                s.exec.co.remove(id, m);
+                s.exec.unorder_co(m, id);
             }
             res
         });
         for &m in &before_all {
-            s.exec.co.remove(m, id);
+            s.exec.unorder_co(m, id);
         }
         pop_event(s, t);
         s.recycle(node_state);
