@@ -14,6 +14,13 @@
 //! - communication order (8.9.7): `communication.rs`;
 //! - witness paths for [`Violation`]s: `witness.rs`.
 //!
+//! Explorers that grow a graph event by event meet the model at one seam,
+//! the [`Model`] trait (`consistency.rs`), which the chapter-8 model
+//! implements ([`Chapter8`], `chapter8.rs`) on the word-level rows of
+//! `fast/`; the rules that rule a search's children out at once live there
+//! and in `positions.rs` (a new write's coherence positions), each citing
+//! the axiom of 8.10 it is a case of.
+//!
 //! How ptxmc reads the open points of the chapter is in `docs/model-notes.md`.
 //! Asynchronous operations (8.9.1.1) are ordered by `Event::po_before`
 //! (`program_order.rs`); release forms 4-5 and acquire form 4 of 8.8 are in
@@ -24,13 +31,16 @@
 
 mod axioms;
 mod causality;
+mod chapter8;
 mod coherence;
 mod communication;
+pub(crate) mod consistency;
 pub(crate) mod fast;
 pub(crate) mod interrupt;
 mod morally_strong;
 mod observation;
 mod patterns;
+mod positions;
 mod program_order;
 pub mod reading;
 mod strong_proxy;
@@ -48,6 +58,8 @@ use crate::event::EventId;
 use crate::execution::Execution;
 use crate::relation::BitMatrix;
 
+pub(crate) use chapter8::Chapter8;
+pub(crate) use consistency::Model;
 pub use morally_strong::morally_strong;
 pub(crate) use morally_strong::morally_strong_events;
 pub use strong_proxy::eventually_observable_across_proxies;

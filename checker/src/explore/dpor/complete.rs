@@ -8,37 +8,19 @@ impl<'a> Dpor<'a> {
     /// synchronization that every completion will have (barriers without a
     /// thread count; counted barriers add edges only at completion).
     pub(super) fn consistent(&self, s: &mut State) -> bool {
-        s.derived_valid = false;
-        let fast = s.statics.len() == s.exec.len();
-        if fast && s.barriers == 0 && s.fences_sc < 2 {
-            let ok = match fast::decide(&s.exec, &s.statics, &mut s.derived) {
-                fast::Decision::Consistent => {
-                    s.derived_valid = true;
-                    true
-                }
-                fast::Decision::Inconsistent => false,
-                fast::Decision::Unknown => model::consistent(&s.exec),
-            };
-            debug_assert_eq!(
-                ok,
-                model::check_full(&s.exec).is_ok(),
-                "fast path disagrees"
-            );
-            return ok;
+        s.model.forget();
+        if s.model.follows(&s.exec) && s.barriers == 0 && s.fences_sc < 2 {
+            return s.model.decide(&s.exec);
         }
         if s.barriers > 0 {
             s.exec.barrier_sync = barrier::certain_sync(&s.exec);
         }
         let ok = if s.fences_sc < 2 {
-            model::consistent(&s.exec)
+            s.model.consistent(&s.exec)
         } else {
-            let (st, d) = (&s.statics, &mut *s.derived);
+            let m = &mut s.model;
             candidate::exists_fence_sc_order_hinted(&mut s.exec, &mut s.fence_hint, &mut |e| {
-                if fast {
-                    model::consistent_with(e, st, d)
-                } else {
-                    model::consistent(e)
-                }
+                m.consistent(e)
             })
         };
         s.exec.barrier_sync.clear();
@@ -57,27 +39,18 @@ impl<'a> Dpor<'a> {
         // the witness of a violation; this check needs none, and it prunes
         // exactly the graphs an explorer that checks every graph it extends
         // prunes (for those, `finish` never reports a limit either).
-        let in_sync = s.statics.len() == s.exec.len();
+        let in_sync = s.model.follows(&s.exec);
         let simple = in_sync && s.barriers == 0 && s.fences_sc < 2;
-        // Whether `s.derived` holds the relations of this graph, found
+        // Whether the model holds the relations of this graph, found
         // consistent by the fast path with no barrier synchronization and the
         // Fence-SC order of its one fence.sc if any: the choices `finish`
         // tries first.
         let relations = if check && simple {
-            match fast::decide(&s.exec, &s.statics, &mut s.derived) {
-                fast::Decision::Consistent => true,
-                fast::Decision::Inconsistent => {
-                    w.out.stats.pruned += 1;
-                    return Ok(());
-                }
-                fast::Decision::Unknown => {
-                    if !model::consistent(&s.exec) {
-                        w.out.stats.pruned += 1;
-                        return Ok(());
-                    }
-                    false
-                }
+            if !s.model.decide(&s.exec) {
+                w.out.stats.pruned += 1;
+                return Ok(());
             }
+            s.model.known()
         } else if check {
             if !self.consistent(s) {
                 w.out.stats.pruned += 1;
@@ -85,8 +58,8 @@ impl<'a> Dpor<'a> {
             }
             false
         } else {
-            // Found consistent incrementally ([`fast::add_read`]).
-            simple && s.derived_valid
+            // Found consistent incrementally ([`Model::decide_read`]).
+            simple && s.model.known()
         };
         if relations {
             if let Some(r) = self.finish_fast(s, w) {
@@ -100,10 +73,10 @@ impl<'a> Dpor<'a> {
                     .filter(|&e| s.exec.event(e).is_fence_sc())
                     .collect();
             }
-            fast::offer(&s.exec, &s.statics, &s.derived);
+            s.model.hand_over(&s.exec, true);
             s.exec.fence_sc.clear();
-        } else if in_sync {
-            fast::offer_statics(&s.statics);
+        } else {
+            s.model.hand_over(&s.exec, false);
         }
         let exec = s.exec.clone();
         let endings: Vec<Ending> = s
@@ -153,7 +126,7 @@ impl<'a> Dpor<'a> {
         for &p in &self.relevant {
             // Initial writes are the first events, one per location in order.
             // Several maximal writes: `finish` tries each.
-            let last = fast::co_last(&s.statics, &s.derived, p).ok()?;
+            let last = s.model.coherence_last(p).ok()?;
             if let Some(x) = last {
                 let v = s.exec.events.get(x)?.value()?;
                 *mem.get_mut(p)? = v;

@@ -102,7 +102,6 @@
 //! number of threads. Time and execution limits are shared: the first worker
 //! to reach one stops the others.
 
-mod coherence;
 mod complete;
 mod fairness;
 mod read;
@@ -118,9 +117,8 @@ use super::Budget;
 use crate::event::{Event, EventId, EventKind, Location};
 use crate::execution::Execution;
 use crate::interp::{Next, ThreadCode, ThreadState};
-use crate::model::{self, fast};
+use crate::model::{self, Chapter8, Model};
 use crate::report::{BlockReason, Status};
-use coherence::{coherence_positions, rmw_guards, Reach};
 use ptxmc_frontend::ir::{BarrierKind, Proxy, Span, Test, ThreadId, VAddrId};
 use smallvec::SmallVec;
 use std::collections::{BTreeSet, HashSet};
@@ -163,9 +161,9 @@ enum Source {
 #[derive(Clone)]
 struct State {
     exec: Execution,
-    /// What depends only on the events, kept in step with `exec` while it has
-    /// at most [`fast::MAX_WIDE_EVENTS`] events (`statics.len() == exec.len()`).
-    statics: fast::Statics,
+    /// The model, following `exec` ([`Model`]'s call protocol: told of
+    /// every event pushed and popped, and of every other change).
+    model: M,
     states: Vec<ThreadState<i64>>,
     runs: Vec<Run>,
     /// Reads committed to reading a value from a write not yet added.
@@ -182,18 +180,14 @@ struct State {
     /// The Fence-SC order last found for a partial graph, tried first for
     /// the next ([`candidate::exists_fence_sc_order_hinted`]).
     fence_hint: Vec<EventId>,
-    /// Scratch space of consistency checks; when `derived_valid`, the
-    /// relations of this graph, found consistent by the fast path (with no
-    /// Fence-SC pair and no barrier synchronization).
-    derived: Box<fast::Derived>,
-    derived_valid: bool,
-    /// Spare thread states and relations, reused for what a node saves for
-    /// its children (no allocation per node once the search is deep enough).
+    /// Spare thread states, reused for what a node saves for its children
+    /// (no allocation per node once the search is deep enough).
     spare_states: Vec<ThreadState<i64>>,
-    // (`fast::Derived` boxes its rows by width; the box is kept as is.)
-    #[allow(clippy::vec_box)]
-    spare_derived: Vec<Box<fast::Derived>>,
 }
+
+/// The model the explorer runs with: one type, so that every call to it is
+/// statically dispatched.
+type M = Chapter8;
 
 impl State {
     /// A copy of thread `t`'s state, in a spare buffer when there is one.
@@ -210,16 +204,6 @@ impl State {
     /// Gives back a buffer of [`Self::save`].
     fn recycle(&mut self, x: ThreadState<i64>) {
         self.spare_states.push(x);
-    }
-
-    /// A copy of the first `n` rows of the relations at hand.
-    fn save_derived(&mut self, n: usize) -> Box<fast::Derived> {
-        let mut d = self
-            .spare_derived
-            .pop()
-            .unwrap_or_else(|| Box::new(fast::Derived::new()));
-        d.copy_from(&self.derived, n);
-        d
     }
 }
 
@@ -501,7 +485,7 @@ impl<'a> Dpor<'a> {
     /// Explores every execution, folding complete ones into `out`.
     pub(crate) fn run(&self, out: &mut Outcomes, budget: &mut Budget) -> Status {
         let exec = candidate::empty_execution(self.test);
-        let statics = fast::Statics::new(&exec).unwrap_or_else(fast::Statics::empty);
+        let model = M::new(&exec);
         let states = self
             .codes
             .iter()
@@ -509,7 +493,7 @@ impl<'a> Dpor<'a> {
             .collect();
         let mut root = State {
             exec,
-            statics,
+            model,
             states,
             runs: vec![Run::Running; self.codes.len()],
             pending: Vec::new(),
@@ -518,10 +502,7 @@ impl<'a> Dpor<'a> {
             fences_sc: 0,
             spinning: 0,
             fence_hint: Vec::new(),
-            derived: Box::new(fast::Derived::new()),
-            derived_valid: false,
             spare_states: Vec::new(),
-            spare_derived: Vec::new(),
         };
         let mut w = Worker {
             out: out.fork(),
@@ -626,7 +607,7 @@ impl<'a> Dpor<'a> {
                 // ([`Self::causally_after`]).
                 if check
                     && (!self.consistent(s)
-                        || (s.derived_valid
+                        || (s.model.known()
                             && !(s.pending.is_empty() && s.waiting.is_empty())
                             && !self.satisfiable(s)))
                 {
@@ -694,18 +675,8 @@ fn push_event(s: &mut State, t: usize, mut ev: Event, read_value: Option<i64>) -
         _ if ev.is_fence_sc() => s.fences_sc += 1,
         _ => {}
     }
-    s.derived_valid = false;
     let id = s.exec.push_event(t, ev);
-    if s.statics.len() == id.index() && id.index() < fast::MAX_WIDE_EVENTS {
-        let mut preds: SmallVec<[u64; 4]> = smallvec::smallvec![0; id.index() / 64 + 1];
-        let th = &s.exec.threads[t];
-        for e in &th[..th.len() - 1] {
-            preds[e.index() / 64] |= 1u64 << (e.index() % 64);
-        }
-        if !s.statics.push(&s.exec, id, &preds) {
-            s.statics.truncate(id.index());
-        }
-    }
+    s.model.push(&s.exec, t, id);
     id
 }
 
@@ -720,7 +691,7 @@ fn set_read_value(s: &mut State, r: EventId, value: i64, rmw_read: bool) {
 
 /// Removes the last event, which is thread `t`'s last.
 fn pop_event(s: &mut State, t: usize) {
-    s.derived_valid = false;
+    s.model.forget();
     let Some(ev) = s.exec.pop_event(t) else {
         return;
     };
@@ -729,7 +700,7 @@ fn pop_event(s: &mut State, t: usize) {
         _ if ev.is_fence_sc() => s.fences_sc -= 1,
         _ => {}
     }
-    s.statics.truncate(s.exec.len());
+    s.model.pop(s.exec.len());
 }
 
 #[cfg(test)]

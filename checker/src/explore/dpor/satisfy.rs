@@ -7,7 +7,7 @@
 
 use super::{Dpor, Run, State};
 use crate::event::{Event, EventId, EventKind};
-use crate::model::{self, fast};
+use crate::model::{self, Model};
 use ptxmc_frontend::ir::Proxy;
 use smallvec::SmallVec;
 use std::collections::BTreeSet;
@@ -81,8 +81,8 @@ impl Dpor<'_> {
         // order: its own (program order), and those found from the relations.
         let mut after_threads = 1u64 << rt;
         let mut out = 0u64;
-        if s.derived_valid && s.exec.len() <= fast::MAX_WIDE_EVENTS {
-            for (k, &word) in s.derived.base_row(r.index()).iter().enumerate() {
+        if s.model.known() {
+            for (k, &word) in s.model.base_causality_row(r.index()).iter().enumerate() {
                 let mut bits = word;
                 while bits != 0 {
                     let x = 64 * k + bits.trailing_zeros() as usize;

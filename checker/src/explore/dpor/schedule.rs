@@ -66,17 +66,14 @@ impl<'a> Dpor<'a> {
         // at hand, hold for every child (restored for each, since deeper
         // nodes reuse the space).
         let n = s.exec.len();
-        let relations = s.derived_valid.then(|| s.save_derived(n));
+        let relations = s.model.known().then(|| s.model.save(n));
         let was = s.exec.event(r).is_rmw();
         let res = self.branch(s, w, parts, &values, &|this, s, w, &value, parts| {
             let rmw = saved.pending_rmw_writes(Some(&value));
             set_read_value(s, r, value, rmw);
             match &relations {
-                Some(d) => {
-                    s.derived.copy_from(d, n);
-                    s.derived_valid = true;
-                }
-                None => s.derived_valid = false,
+                Some(d) => s.model.restore(d, n),
+                None => s.model.forget(),
             }
             if !this.satisfiable(s) {
                 w.out.stats.pruned += 1;
@@ -89,9 +86,9 @@ impl<'a> Dpor<'a> {
         s.states[rt].clone_from(&saved);
         s.recycle(saved);
         if let Some(d) = relations {
-            s.spare_derived.push(d);
+            s.model.recycle(d);
         }
-        s.derived_valid = false;
+        s.model.forget();
         s.runs[rt] = Run::Waiting(r);
         s.pending.pop();
         s.waiting = waiting;

@@ -16,32 +16,13 @@ impl<'a> Dpor<'a> {
         let EventKind::Write { loc, value, .. } = ev.kind else {
             return Ok(());
         };
-        let forced = self.causal_writes_before(s, t, &ev);
+        let forced = s
+            .model
+            .causal_writes_before(&s.exec, t, &ev, self.issues_async[t]);
         let id = push_event(s, t, ev, None);
         s.states[t].commit(id, None);
-        let in_sync = s.statics.len() == s.exec.len();
-        let ms: Vec<EventId> = if in_sync {
-            // From the rows of the statics: the same writes, in id order.
-            let i = id.index();
-            let row = s.statics.ms_writes_to_loc_of(i);
-            s.exec
-                .ids()
-                .filter(|&w| row.has(w.index()) && !s.exec.event(w).is_init())
-                .collect()
-        } else {
-            s.exec
-                .ids()
-                .filter(|&w| {
-                    w != id && {
-                        let e = s.exec.event(w);
-                        e.is_write()
-                            && !e.is_init()
-                            && e.loc().is_some_and(|l| l.phys == loc.phys)
-                            && model::morally_strong(&s.exec, w, id)
-                    }
-                })
-                .collect()
-        };
+        // The writes the new one is ordered with in coherence (8.9.6).
+        let mut ms = s.model.rivals(&s.exec, id);
         let readers: Vec<EventId> = s
             .pending
             .iter()
@@ -65,41 +46,12 @@ impl<'a> Dpor<'a> {
                 s.exec.event(r).loc().is_some_and(|l| l.phys == loc.phys)
             }))
             .collect();
-        // The write half of an RMW follows its read in program order.
-        let rmw_source = match s.exec.threads[t].iter().rev().nth(1) {
-            Some(&r) if s.exec.event(id).is_rmw() && s.exec.event(r).is_rmw() => s
-                .exec
-                .event(r)
-                .is_read()
-                .then(|| s.exec.rf[r.index()].map(|src| (src, r)))
-                .flatten(),
-            _ => None,
-        };
-        // Past 63 morally strong writes (positions are bit masks), or past
-        // the events for which `forced` is found from the relations, the
-        // writes that must come before the new one whatever the position
-        // leave the list: the thread's own earlier writes to the location
-        // through the same address and the generic proxy precede it in
-        // causality order (8.9.5), so in coherence (8.10.1). They get their
-        // edge here, and positions range over the others. (Below both bounds
-        // the search is left exactly as it was.)
-        let mut before_all: Vec<EventId> = Vec::new();
-        let mut ms = ms;
-        if (ms.len() > 63 || s.exec.len() > fast::MAX_EVENTS)
-            && !self.issues_async[t]
-            && s.exec.event(id).proxy == Proxy::Generic
-        {
-            let exec = &s.exec;
-            let own_before = |m: EventId| {
-                let e = exec.event(m);
-                e.thread == Some(ThreadId::new(t))
-                    && e.proxy == Proxy::Generic
-                    && e.loc()
-                        .is_some_and(|l| l.vaddr == loc.vaddr && l.phys == loc.phys)
-            };
-            before_all = ms.iter().copied().filter(|&m| own_before(m)).collect();
-            ms.retain(|&m| !own_before(m));
-        }
+        // Those that precede it whatever its position, when the positions
+        // would not fit in a mask (or `forced` is not known), get their edge
+        // at once; positions range over the others.
+        let before_all = s
+            .model
+            .own_earlier_writes(&s.exec, t, id, &mut ms, self.issues_async[t]);
         if ms.len() > 63 {
             let msg = format!(
                 "{} morally strong writes before the write at {}",
@@ -120,27 +72,13 @@ impl<'a> Dpor<'a> {
         }
         // Children: each coherence position (split between workers), and
         // for each, every set of the waiting reads that read from the write.
-        let reach = Reach::of(&s.exec.co);
-        let mut positions = coherence_positions(&s.exec, &reach, &ms, rmw_source, forced);
-        // RMW atomicity (8.10.3) for the RMWs already in the graph: the new
-        // write, morally strong with both halves of one, cannot come after
-        // the write that RMW reads from and before its write half.
-        let guards = rmw_guards(&s.exec, id, &ms, &reach);
-        positions.retain(|&before| {
-            guards.iter().all(|&(first, source, half)| {
-                !(first || before & source != 0) || before >> half & 1 == 1
-            })
-        });
+        let positions = s.model.coherence_positions(&s.exec, id, &ms, forced);
         // The waiting reads that are the read half of an RMW whose write half
-        // W' is in the graph, morally strong with the new write W: if W gives
-        // the read its value, W' comes right after W among the writes
-        // morally strong with the RMW (else `W' -co-> W -rf-> R -po-> W'`
-        // breaks 8.10.5, or a write lies between W and W', which 8.10.3
-        // forbids). Each as W''s index in `ms` and the writes of `ms` that
-        // must then be before W.
+        // is in the graph, morally strong with the new write: the position
+        // that must then be the new write's ([`crate::model::consistency::Positions::rmw_half`]).
         let halves: Vec<Option<(usize, u64)>> = readers
             .iter()
-            .map(|&r| self.rmw_half(s, id, r, &ms, &reach))
+            .map(|&r| positions.rmw_half(&s.exec, id, r, &ms))
             .collect();
         // Pairs of waiting reads that cannot both read from this write: RMWs
         // morally strong with each other and with it ([`Self::must_not_share`]).
@@ -173,100 +111,107 @@ impl<'a> Dpor<'a> {
             && ms.is_empty()
             && !s.exec.event(id).is_rmw()
             && self.is_private(t, loc);
-        let r = self.branch(s, w, parts, &positions, &|this, s, w, &before, parts| {
-            for (k, &m) in ms.iter().enumerate() {
-                if before >> k & 1 == 1 {
-                    s.exec.order_co(m, id);
-                } else {
-                    s.exec.order_co(id, m);
+        let r = self.branch(
+            s,
+            w,
+            parts,
+            &positions.list,
+            &|this, s, w, &before, parts| {
+                for (k, &m) in ms.iter().enumerate() {
+                    if before >> k & 1 == 1 {
+                        s.exec.order_co(m, id);
+                    } else {
+                        s.exec.order_co(id, m);
+                    }
                 }
-            }
-            let mut res: Res;
-            // The waiting reads this position lets read from the write.
-            let allowed = halves.iter().enumerate().fold(0u64, |m, (k, h)| match *h {
-                Some((half, need)) if before >> half & 1 == 1 || before & need != need => m,
-                _ => m | 1 << k,
-            });
-            // Every set of them, in increasing order of masks, but those
-            // with two RMWs that cannot share this write (8.10.3).
-            let mut mask = 0u64;
-            // --- hook of `--strategy estimate` (`explore/estimate.rs`) ---
-            let sampled = this
-                .walk
-                .as_ref()
-                .and_then(|walk| walk.sample_set(readers.len(), allowed, &apart, &w.out.stats));
-            loop {
-                res = this.tick(w);
-                if res.is_err() {
-                    break;
-                }
-                // (Not a graph: such a set of readers is only skipped.)
-                let fine = (0..readers.len()).all(|k| mask >> k & 1 == 0 || apart[k] & mask == 0)
-                    && sampled.as_ref().is_none_or(|(m, _)| *m == mask);
-                if !fine {
-                    if mask == allowed {
+                let mut res: Res;
+                // The waiting reads this position lets read from the write.
+                let allowed = halves.iter().enumerate().fold(0u64, |m, (k, h)| match *h {
+                    Some((half, need)) if before >> half & 1 == 1 || before & need != need => m,
+                    _ => m | 1 << k,
+                });
+                // Every set of them, in increasing order of masks, but those
+                // with two RMWs that cannot share this write (8.10.3).
+                let mut mask = 0u64;
+                // --- hook of `--strategy estimate` (`explore/estimate.rs`) ---
+                let sampled = this
+                    .walk
+                    .as_ref()
+                    .and_then(|walk| walk.sample_set(readers.len(), allowed, &apart, &w.out.stats));
+                loop {
+                    res = this.tick(w);
+                    if res.is_err() {
+                        break;
+                    }
+                    // (Not a graph: such a set of readers is only skipped.)
+                    let fine = (0..readers.len())
+                        .all(|k| mask >> k & 1 == 0 || apart[k] & mask == 0)
+                        && sampled.as_ref().is_none_or(|(m, _)| *m == mask);
+                    if !fine {
+                        if mask == allowed {
+                            break;
+                        }
+                        mask = ((mask | !allowed).wrapping_add(1)) & allowed;
+                        continue;
+                    }
+                    // Waiting reads given the write: their threads go on, from
+                    // the state saved here.
+                    // (thread, read, its state before, its RMW mark before)
+                    type Resumed = (usize, EventId, ThreadState<i64>, bool);
+                    let mut resumed: SmallVec<[Resumed; 2]> = SmallVec::new();
+                    for (k, &r) in readers.iter().enumerate() {
+                        if mask >> k & 1 == 1 {
+                            s.exec.set_rf(r, Some(id));
+                            s.pending.retain(|&p| p != r);
+                            if let Some(at) = s.waiting.iter().position(|&x| x == r) {
+                                s.waiting.remove(at);
+                                let rt = s.exec.event(r).thread.map_or(0, |x| x.index());
+                                let was = s.exec.event(r).is_rmw();
+                                let rmw = s.states[rt].pending_rmw_writes(Some(&value));
+                                set_read_value(s, r, value, rmw);
+                                let saved = s.save(rt);
+                                s.states[rt].commit(r, Some(value));
+                                s.runs[rt] = Run::Running;
+                                resumed.push((rt, r, saved, was));
+                            }
+                        }
+                    }
+                    s.model.forget();
+                    res = if this.satisfiable(s) && this.fair_so_far(s, w) {
+                        s.states[t].clone_from(&node_state);
+                        this.visit(s, w, !(settled_write && mask == 0), parts)
+                    } else {
+                        w.out.stats.pruned += 1;
+                        Ok(())
+                    };
+                    for (rt, r, saved, was) in resumed {
+                        s.states[rt].clone_from(&saved);
+                        s.recycle(saved);
+                        s.runs[rt] = Run::Waiting(r);
+                        set_read_value(s, r, 0, was);
+                    }
+                    for (k, &r) in readers.iter().enumerate() {
+                        if mask >> k & 1 == 1 {
+                            s.exec.set_rf(r, None);
+                        }
+                    }
+                    s.pending.clone_from(&pending);
+                    s.waiting.clone_from(&waiting);
+                    s.model.forget();
+                    if res.is_err() || mask == allowed {
                         break;
                     }
                     mask = ((mask | !allowed).wrapping_add(1)) & allowed;
-                    continue;
                 }
-                // Waiting reads given the write: their threads go on, from
-                // the state saved here.
-                // (thread, read, its state before, its RMW mark before)
-                type Resumed = (usize, EventId, ThreadState<i64>, bool);
-                let mut resumed: SmallVec<[Resumed; 2]> = SmallVec::new();
-                for (k, &r) in readers.iter().enumerate() {
-                    if mask >> k & 1 == 1 {
-                        s.exec.set_rf(r, Some(id));
-                        s.pending.retain(|&p| p != r);
-                        if let Some(at) = s.waiting.iter().position(|&x| x == r) {
-                            s.waiting.remove(at);
-                            let rt = s.exec.event(r).thread.map_or(0, |x| x.index());
-                            let was = s.exec.event(r).is_rmw();
-                            let rmw = s.states[rt].pending_rmw_writes(Some(&value));
-                            set_read_value(s, r, value, rmw);
-                            let saved = s.save(rt);
-                            s.states[rt].commit(r, Some(value));
-                            s.runs[rt] = Run::Running;
-                            resumed.push((rt, r, saved, was));
-                        }
-                    }
+                if let (Some(walk), Some((_, mark))) = (&this.walk, sampled) {
+                    walk.leave(mark, &mut w.out.stats);
                 }
-                s.derived_valid = false;
-                res = if this.satisfiable(s) && this.fair_so_far(s, w) {
-                    s.states[t].clone_from(&node_state);
-                    this.visit(s, w, !(settled_write && mask == 0), parts)
-                } else {
-                    w.out.stats.pruned += 1;
-                    Ok(())
-                };
-                for (rt, r, saved, was) in resumed {
-                    s.states[rt].clone_from(&saved);
-                    s.recycle(saved);
-                    s.runs[rt] = Run::Waiting(r);
-                    set_read_value(s, r, 0, was);
+                for &m in &ms {
+                    s.exec.unorder_co(m, id);
                 }
-                for (k, &r) in readers.iter().enumerate() {
-                    if mask >> k & 1 == 1 {
-                        s.exec.set_rf(r, None);
-                    }
-                }
-                s.pending.clone_from(&pending);
-                s.waiting.clone_from(&waiting);
-                s.derived_valid = false;
-                if res.is_err() || mask == allowed {
-                    break;
-                }
-                mask = ((mask | !allowed).wrapping_add(1)) & allowed;
-            }
-            if let (Some(walk), Some((_, mark))) = (&this.walk, sampled) {
-                walk.leave(mark, &mut w.out.stats);
-            }
-            for &m in &ms {
-                s.exec.unorder_co(m, id);
-            }
-            res
-        });
+                res
+            },
+        );
         for &m in &before_all {
             s.exec.unorder_co(m, id);
         }

@@ -1,82 +1,138 @@
 //! Where a new write may go in coherence order (8.9.6): its positions among
 //! the morally strong writes of its location, without the ones an axiom
 //! rules out at once (Coherence against causality, 8.10.1; RMW atomicity,
-//! 8.10.3).
+//! 8.10.3; SC per location, 8.10.5). Asked by an explorer through
+//! [`super::Model::coherence_positions`]; each rule here is a case of an
+//! axiom that the full check ([`super::check`]) would find violated, so
+//! leaving the positions out changes no count.
 
-use super::{Dpor, State};
-use crate::event::{Event, EventId};
+use super::morally_strong;
+use crate::event::EventId;
 use crate::execution::Execution;
-use crate::model::{self, fast};
+use crate::model::fast;
 use crate::relation::BitMatrix;
-use ptxmc_frontend::ir::Proxy;
+use ptxmc_frontend::ir::{Proxy, ThreadId};
 
-impl Dpor<'_> {
-    /// The writes to the location of `ev`, the next event of thread `t` (a
-    /// write, not yet added), that precede it in causality order as far as
-    /// the relations of the graph show (`s.derived_valid`; none otherwise):
-    /// those that precede the thread's last event in base causality order,
-    /// or are that event (then they precede `ev`, 8.9.5), when they and `ev`
-    /// use the same address and the generic proxy (proxy-preserved). Each
-    /// must come before `ev` in coherence (8.10.1); as one bit per event.
-    pub(super) fn causal_writes_before(&self, s: &State, t: usize, ev: &Event) -> u64 {
-        let n = s.exec.len();
-        let (Some(loc), Proxy::Generic) = (ev.loc(), ev.proxy) else {
-            return 0;
-        };
-        if !s.derived_valid || n >= fast::MAX_EVENTS || self.issues_async[t] {
-            return 0;
-        }
-        let Some(&last) = s.exec.threads[t].last() else {
-            return 0;
-        };
-        let l = last.index();
-        (0..n).fold(0u64, |m, x| {
-            let before = x == l || s.derived.base_has(x, l);
-            let e = s.exec.event(EventId::new(x));
-            let same = e.is_write()
-                && e.proxy == Proxy::Generic
-                && e.loc()
-                    .is_some_and(|el| el.vaddr == loc.vaddr && el.phys == loc.phys);
-            m | u64::from(before && same) << x
-        })
+/// The coherence positions a new write may take: each as the set of the
+/// writes of its rivals ([`super::Model::rivals`], bit `k`: `rivals[k]`)
+/// that come before it.
+pub(crate) struct Positions {
+    /// The positions, in the order the explorer visits them.
+    pub(crate) list: Vec<u64>,
+    /// The transitive closure of the coherence edges chosen before the
+    /// write was added.
+    reach: Reach,
+}
+
+impl Positions {
+    /// The positions of the write `id`, the last event of `g`, among its
+    /// rivals `ms` (at most 63). `forced`: writes (a bit per event) that
+    /// precede it in causality order, so come before it in coherence
+    /// (8.10.1).
+    pub(crate) fn of(g: &Execution, id: EventId, ms: &[EventId], forced: u64) -> Self {
+        let reach = Reach::of(&g.co);
+        let mut list = coherence_positions(g, &reach, ms, rmw_source(g, id), forced);
+        // RMW atomicity (8.10.3) for the RMWs already in the graph: the new
+        // write, morally strong with both halves of one, cannot come after
+        // the write that RMW reads from and before its write half.
+        let guards = rmw_guards(g, id, ms, &reach);
+        list.retain(|&before| {
+            guards.iter().all(|&(first, source, half)| {
+                !(first || before & source != 0) || before >> half & 1 == 1
+            })
+        });
+        Self { list, reach }
     }
 
-    /// For the waiting read `r`, when it is the read half of an RMW whose
-    /// write half `W'` is in the graph and in `ms` (the writes morally
-    /// strong with the new write `id`), `id` being morally strong with `r`:
-    /// `W'`'s index in `ms`, and the writes of `ms` that must come before
-    /// `id` in coherence if `r` reads from `id` (those before `W'` and
-    /// morally strong with both halves of the RMW, 8.10.3). `reach`: the
-    /// transitive closure of the coherence edges chosen so far.
-    pub(super) fn rmw_half(
+    /// For the read `r` waiting for a write, when it is the read half of an
+    /// RMW whose write half `W'` is in the graph and among the rivals `ms` of
+    /// the new write `id`, `id` being morally strong with `r`: if `id` gives
+    /// `r` its value, `W'` comes right after `id` among the writes morally
+    /// strong with the RMW (else `W' -co-> W -rf-> R -po-> W'` breaks
+    /// 8.10.5, or a write lies between `id` and `W'`, which 8.10.3 forbids).
+    /// Returns `W'`'s index in `ms`, and the writes of `ms` that must then
+    /// come before `id` in coherence (those before `W'` and morally strong
+    /// with both halves of the RMW, 8.10.3).
+    pub(crate) fn rmw_half(
         &self,
-        s: &State,
+        g: &Execution,
         id: EventId,
         r: EventId,
         ms: &[EventId],
-        reach: &Reach,
     ) -> Option<(usize, u64)> {
-        let e = s.exec.event(r);
-        if !e.is_rmw() || !model::morally_strong(&s.exec, id, r) {
+        let e = g.event(r);
+        if !e.is_rmw() || !morally_strong(g, id, r) {
             return None;
         }
-        let list = s.exec.threads.get(e.thread?.index())?;
+        let list = g.threads.get(e.thread?.index())?;
         let pos = list.iter().position(|&x| x == r)?;
         let half = *list.get(pos + 1)?;
-        let he = s.exec.event(half);
+        let he = g.event(half);
         if !(he.is_write() && he.is_rmw()) {
             return None;
         }
         let k = ms.iter().position(|&x| x == half)?;
         let need = ms.iter().enumerate().fold(0u64, |m, (j, &x)| {
             let before = x != half
-                && reach.contains(x, half)
-                && model::morally_strong(&s.exec, x, r)
-                && model::morally_strong(&s.exec, x, half);
+                && self.reach.contains(x, half)
+                && morally_strong(g, x, r)
+                && morally_strong(g, x, half);
             m | u64::from(before) << j
         });
         Some((k, need))
     }
+}
+
+/// When `id`, the last event of `g`, is the write half of an RMW (8.9.1),
+/// the write its read half reads from, and that read.
+fn rmw_source(g: &Execution, id: EventId) -> Option<(EventId, EventId)> {
+    let t = g.event(id).thread?;
+    match g.threads[t.index()].iter().rev().nth(1) {
+        Some(&r) if g.event(id).is_rmw() && g.event(r).is_rmw() => g
+            .event(r)
+            .is_read()
+            .then(|| g.rf[r.index()].map(|src| (src, r)))
+            .flatten(),
+        _ => None,
+    }
+}
+
+/// The rivals of the new write `id` of thread `t` (its last event) that
+/// precede it whatever its position, taken out of `ms` once there are more
+/// than 63 of them (positions are bit masks) or more events than `forced`
+/// is found for ([`fast::MAX_EVENTS`]): the thread's own earlier writes to
+/// the location through the same address and the generic proxy precede it
+/// in causality order (program order, 8.9.5), so in coherence (8.10.1).
+/// Below both bounds nothing is taken out. `unordered_thread`: the thread
+/// has asynchronous operations (8.9.1.1), whose events are not in program
+/// order (then nothing is taken out either).
+pub(crate) fn own_earlier_writes(
+    g: &Execution,
+    t: usize,
+    id: EventId,
+    ms: &mut Vec<EventId>,
+    unordered_thread: bool,
+) -> Vec<EventId> {
+    let ev = g.event(id);
+    let Some(loc) = ev.loc() else {
+        return Vec::new();
+    };
+    if !((ms.len() > 63 || g.len() > fast::MAX_EVENTS)
+        && !unordered_thread
+        && ev.proxy == Proxy::Generic)
+    {
+        return Vec::new();
+    }
+    let own_before = |m: EventId| {
+        let e = g.event(m);
+        e.thread == Some(ThreadId::new(t))
+            && e.proxy == Proxy::Generic
+            && e.loc()
+                .is_some_and(|l| l.vaddr == loc.vaddr && l.phys == loc.phys)
+    };
+    let before_all = ms.iter().copied().filter(|&m| own_before(m)).collect();
+    ms.retain(|&m| !own_before(m));
+    before_all
 }
 
 /// The RMWs of `exec` whose write half is in `ms` (the writes morally strong
@@ -85,8 +141,8 @@ impl Dpor<'_> {
 /// an initial write (which precedes every write in coherence), the writes of
 /// `ms` (bits) that, placed before `id`, put the source before it (the
 /// source and the writes it reaches in coherence), and the index of the
-/// write half in `ms`.
-pub(super) fn rmw_guards(
+/// write half in `ms` (8.10.3).
+fn rmw_guards(
     exec: &Execution,
     id: EventId,
     ms: &[EventId],
@@ -103,7 +159,7 @@ pub(super) fn rmw_guards(
             let (Some(src), Some(k)) = (exec.rf[r.index()], ms.iter().position(|&x| x == h)) else {
                 continue;
             };
-            if !model::morally_strong(exec, id, r) {
+            if !morally_strong(exec, id, r) {
                 continue;
             }
             let first = exec.event(src).is_init();
@@ -120,13 +176,13 @@ pub(super) fn rmw_guards(
 
 /// The transitive closure of the coherence edges chosen so far: one word per
 /// event while there are at most 64 of them, a [`BitMatrix`] beyond.
-pub(super) enum Reach {
+enum Reach {
     Rows(Box<fast::Rows>),
     Matrix(BitMatrix),
 }
 
 impl Reach {
-    pub(super) fn of(co: &BitMatrix) -> Self {
+    fn of(co: &BitMatrix) -> Self {
         let n = co.len();
         if n > fast::MAX_EVENTS {
             return Self::Matrix(co.transitive_closure());
@@ -140,7 +196,7 @@ impl Reach {
     }
 
     /// Whether `a` reaches `b`.
-    pub(super) fn contains(&self, a: EventId, b: EventId) -> bool {
+    fn contains(&self, a: EventId, b: EventId) -> bool {
         match self {
             Self::Rows(rows) => {
                 b.index() < fast::MAX_EVENTS
@@ -164,7 +220,7 @@ impl Reach {
 ///
 /// `forced`: writes (bit per event) that precede the new write in causality
 /// order, so come before it in coherence (8.10.1).
-pub(super) fn coherence_positions(
+fn coherence_positions(
     exec: &Execution,
     reach: &Reach,
     ms: &[EventId],
@@ -183,7 +239,7 @@ pub(super) fn coherence_positions(
     // with both halves of the RMW: else `W -co-> src -rf-> R -po-> W` is a
     // cycle of morally strong operations on one location (8.10.5).
     let src_first = match rmw_source {
-        Some((src, r)) if ms.contains(&src) && model::morally_strong(exec, src, r) => Some(src),
+        Some((src, r)) if ms.contains(&src) && morally_strong(exec, src, r) => Some(src),
         _ => None,
     };
     let required = |x: EventId| {
@@ -195,8 +251,10 @@ pub(super) fn coherence_positions(
     out
 }
 
+/// The down-closed sets of [`coherence_positions`] that decide `order[i..]`,
+/// given the choices `chosen` for `order[..i]`.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn down_sets(
+fn down_sets(
     ms: &[EventId],
     order: &[usize],
     i: usize,

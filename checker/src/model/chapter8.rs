@@ -1,0 +1,308 @@
+//! The chapter-8 model behind the explorers' seam ([`Model`]): the
+//! word-level rows of `fast/` kept in step with the graph (its private
+//! representation), the per-concept modules where the rows cannot decide
+//! or a witness is wanted, and the rules that rule children out at once
+//! (`positions.rs` for writes, [`Chapter8::readable`] for reads), each a
+//! case of an axiom of 8.10.
+
+use super::consistency::{Decision, Model, Positions, Sources};
+use super::{check_full, fast, positions, Relations, Violation};
+use crate::event::{Event, EventId};
+use crate::execution::Execution;
+use ptxmc_frontend::ir::Proxy;
+use smallvec::SmallVec;
+
+/// The chapter-8 model of one graph that an explorer grows.
+#[derive(Clone)]
+pub(crate) struct Chapter8 {
+    /// What depends only on the events.
+    // invariant: when `statics.len() == g.len()` for the graph `g` this
+    // model follows, these are the statics of `g`'s events; otherwise the
+    // model stopped following (an event the rows cannot represent) and
+    // answers from scratch.
+    statics: fast::Statics,
+    /// Scratch space of checks; when `known`, the relations of the graph,
+    /// found consistent by the fast path with no Fence-SC pair and no
+    /// barrier synchronization.
+    derived: Box<fast::Derived>,
+    // invariant: `known` implies that `statics` follow the graph and that
+    // `derived` holds its relations.
+    known: bool,
+    /// Frames given back ([`Model::recycle`]), reused by [`Model::save`] (no
+    /// allocation per node once the search is deep enough).
+    // (`fast::Derived` boxes its rows by width; the box is kept as is.)
+    #[allow(clippy::vec_box)]
+    spare: Vec<Box<fast::Derived>>,
+}
+
+impl Model for Chapter8 {
+    type Frame = Box<fast::Derived>;
+
+    fn new(g: &Execution) -> Self {
+        Self {
+            statics: fast::Statics::new(g).unwrap_or_else(fast::Statics::empty),
+            derived: Box::new(fast::Derived::new()),
+            known: false,
+            spare: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, g: &Execution, t: usize, e: EventId) {
+        self.known = false;
+        let i = e.index();
+        if self.statics.len() == i && i < fast::MAX_WIDE_EVENTS {
+            // Program order (8.9.1): the thread's earlier events.
+            let mut preds: SmallVec<[u64; 4]> = smallvec::smallvec![0; i / 64 + 1];
+            let th = &g.threads[t];
+            for x in &th[..th.len() - 1] {
+                preds[x.index() / 64] |= 1u64 << (x.index() % 64);
+            }
+            if !self.statics.push(g, e, &preds) {
+                self.statics.truncate(i);
+            }
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self, n: usize) {
+        self.known = false;
+        self.statics.truncate(n);
+    }
+
+    #[inline]
+    fn follows(&self, g: &Execution) -> bool {
+        self.statics.len() == g.len()
+    }
+
+    #[inline]
+    fn known(&self) -> bool {
+        self.known
+    }
+
+    #[inline]
+    fn forget(&mut self) {
+        self.known = false;
+    }
+
+    fn decide(&mut self, g: &Execution) -> bool {
+        self.known = false;
+        if !self.follows(g) {
+            return super::consistent(g);
+        }
+        let ok = match fast::decide(g, &self.statics, &mut self.derived) {
+            Decision::Consistent => {
+                self.known = true;
+                true
+            }
+            Decision::Inconsistent => false,
+            Decision::Unknown => check_full(g).is_ok(),
+        };
+        debug_assert_eq!(ok, check_full(g).is_ok(), "fast path disagrees");
+        ok
+    }
+
+    fn decide_read(&mut self, g: &Execution, parent: &Self::Frame, r: EventId) -> Decision {
+        self.derived.copy_from(parent, r.index());
+        let d = fast::add_read(g, &self.statics, &mut self.derived, r.index());
+        debug_assert!(
+            d == Decision::Unknown || (d == Decision::Consistent) == check_full(g).is_ok(),
+            "incremental check disagrees"
+        );
+        self.known = d == Decision::Consistent;
+        d
+    }
+
+    fn consistent(&mut self, g: &Execution) -> bool {
+        self.known = false;
+        if self.follows(g) {
+            super::consistent_with(g, &self.statics, &mut self.derived)
+        } else {
+            super::consistent(g)
+        }
+    }
+
+    fn save(&mut self, n: usize) -> Self::Frame {
+        let mut d = self
+            .spare
+            .pop()
+            .unwrap_or_else(|| Box::new(fast::Derived::new()));
+        d.copy_from(&self.derived, n);
+        d
+    }
+
+    fn restore(&mut self, f: &Self::Frame, n: usize) {
+        self.derived.copy_from(f, n);
+        self.known = true;
+    }
+
+    fn recycle(&mut self, f: Self::Frame) {
+        self.spare.push(f);
+    }
+
+    /// Rules out, of the writes a read may read:
+    ///
+    /// - on a location private to the read's thread (only it writes there,
+    ///   through this address and the generic proxy), every write but the
+    ///   thread's last one (or the initial write when there is none): an
+    ///   earlier write is coherence-before that one, which precedes the read
+    ///   in causality order (program order, one address, generic proxy,
+    ///   8.9.5), so reading it breaks Causality (8.10.6);
+    /// - for the read half of an RMW, a write that an RMW morally strong with
+    ///   it and with the write already reads: two such RMWs cannot read one
+    ///   write (8.10.5 orders the write before both write halves, and the
+    ///   first write half then lies between it and the other, which RMW
+    ///   atomicity forbids, 8.10.3);
+    /// - with the relations of the graph before the read, a write
+    ///   coherence-before a write that precedes the read in causality order
+    ///   whatever it reads (reading adds predecessors, never removes any): the
+    ///   read would from-read a write that precedes it, which the Causality
+    ///   axiom forbids (8.10.6).
+    fn readable(
+        &mut self,
+        g: &Execution,
+        r: EventId,
+        sources: &mut Sources,
+        rmw_for: &dyn Fn(i64) -> bool,
+        private: bool,
+        parent: Option<&Self::Frame>,
+    ) {
+        let ev = g.event(r);
+        if let (true, Some(t), Some(loc)) = (private, ev.thread, ev.loc()) {
+            let own = g.threads[t.index()].iter().rev().copied().find(|&x| {
+                g.event(x).is_write() && g.event(x).loc().is_some_and(|l| l.phys == loc.phys)
+            });
+            sources.retain(|&mut (w, _)| match own {
+                Some(o) => w == o,
+                None => g.event(w).is_init(),
+            });
+        }
+        if ev.is_rmw() {
+            sources.retain(|&mut (src, v)| {
+                // (A CAS that only reads when it fails is no RMW for a
+                // value that makes it fail.)
+                !rmw_for(v)
+                    || !g.rf.iter().enumerate().any(|(r2, &from)| {
+                        let r2 = EventId::new(r2);
+                        from == Some(src)
+                            && g.event(r2).is_rmw()
+                            && super::morally_strong(g, r, r2)
+                            && super::morally_strong(g, src, r)
+                            && super::morally_strong(g, src, r2)
+                    })
+            });
+        }
+        if let (Some(parent), true) = (parent, self.follows(g)) {
+            self.derived.copy_from(parent, r.index());
+            let d = fast::add_read(g, &self.statics, &mut self.derived, r.index());
+            let preceding = match d {
+                Decision::Consistent => fast::preceding(&self.derived, r.index()),
+                _ => fast::Mask::default(),
+            };
+            if !preceding.is_empty() {
+                let st = &self.statics;
+                sources
+                    .retain(|&mut (w, _)| !fast::co_after_among(st, parent, w.index(), &preceding));
+            }
+        }
+    }
+
+    fn rivals(&self, g: &Execution, w: EventId) -> Vec<EventId> {
+        if self.follows(g) {
+            // From the rows of the statics: the same writes, in id order.
+            let row = self.statics.ms_writes_to_loc_of(w.index());
+            g.ids()
+                .filter(|&x| row.has(x.index()) && !g.event(x).is_init())
+                .collect()
+        } else {
+            let loc = g.event(w).loc();
+            g.ids()
+                .filter(|&x| {
+                    x != w && {
+                        let e = g.event(x);
+                        e.is_write()
+                            && !e.is_init()
+                            && e.loc().is_some_and(|l| Some(l.phys) == loc.map(|m| m.phys))
+                            && super::morally_strong(g, x, w)
+                    }
+                })
+                .collect()
+        }
+    }
+
+    fn own_earlier_writes(
+        &self,
+        g: &Execution,
+        t: usize,
+        w: EventId,
+        rivals: &mut Vec<EventId>,
+        unordered_thread: bool,
+    ) -> Vec<EventId> {
+        positions::own_earlier_writes(g, t, w, rivals, unordered_thread)
+    }
+
+    fn coherence_positions(
+        &self,
+        g: &Execution,
+        w: EventId,
+        rivals: &[EventId],
+        forced: u64,
+    ) -> Positions {
+        Positions::of(g, w, rivals, forced)
+    }
+
+    /// Those that precede the thread's last event in base causality order,
+    /// or are that event (then they precede `ev`, 8.9.5), when they and `ev`
+    /// use the same address and the generic proxy (proxy-preserved); none
+    /// without the relations, or past the one-word rows.
+    fn causal_writes_before(
+        &self,
+        g: &Execution,
+        t: usize,
+        ev: &Event,
+        unordered_thread: bool,
+    ) -> u64 {
+        let n = g.len();
+        let (Some(loc), Proxy::Generic) = (ev.loc(), ev.proxy) else {
+            return 0;
+        };
+        if !self.known || n >= fast::MAX_EVENTS || unordered_thread {
+            return 0;
+        }
+        let Some(&last) = g.threads[t].last() else {
+            return 0;
+        };
+        let l = last.index();
+        (0..n).fold(0u64, |m, x| {
+            let before = x == l || self.derived.base_has(x, l);
+            let e = g.event(EventId::new(x));
+            let same = e.is_write()
+                && e.proxy == Proxy::Generic
+                && e.loc()
+                    .is_some_and(|el| el.vaddr == loc.vaddr && el.phys == loc.phys);
+            m | u64::from(before && same) << x
+        })
+    }
+
+    #[inline]
+    fn coherence_last(&self, p: usize) -> Result<Option<usize>, ()> {
+        fast::co_last(&self.statics, &self.derived, p)
+    }
+
+    #[inline]
+    fn base_causality_row(&self, x: usize) -> &[u64] {
+        self.derived.base_row(x)
+    }
+
+    fn hand_over(&self, g: &Execution, relations: bool) {
+        if relations {
+            fast::offer(g, &self.statics, &self.derived);
+        } else if self.follows(g) {
+            fast::offer_statics(&self.statics);
+        }
+    }
+
+    fn check(g: &Execution) -> Result<Relations, Violation> {
+        super::check(g)
+    }
+}
