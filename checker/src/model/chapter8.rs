@@ -5,7 +5,7 @@
 //! (`positions.rs` for writes, [`Chapter8::readable`] for reads), each a
 //! case of an axiom of 8.10.
 
-use super::consistency::{Decision, Model, Positions, Sources};
+use super::consistency::{Decision, Model, Positions};
 use super::{check_full, fast, positions, Relations, Violation};
 use crate::event::{Event, EventId};
 use crate::execution::Execution;
@@ -158,11 +158,12 @@ impl Model for Chapter8 {
     ///   whatever it reads (reading adds predecessors, never removes any): the
     ///   read would from-read a write that precedes it, which the Causality
     ///   axiom forbids (8.10.6).
-    fn readable(
+    fn readable<S>(
         &mut self,
         g: &Execution,
         r: EventId,
-        sources: &mut Sources,
+        choices: &mut SmallVec<[S; 16]>,
+        write: impl Fn(&S) -> Option<(EventId, i64)>,
         rmw_for: &dyn Fn(i64) -> bool,
         private: bool,
         parent: Option<&Self::Frame>,
@@ -172,13 +173,17 @@ impl Model for Chapter8 {
             let own = g.threads[t.index()].iter().rev().copied().find(|&x| {
                 g.event(x).is_write() && g.event(x).loc().is_some_and(|l| l.phys == loc.phys)
             });
-            sources.retain(|&mut (w, _)| match own {
-                Some(o) => w == o,
-                None => g.event(w).is_init(),
+            choices.retain(|c| match (write(c), own) {
+                (None, _) => true,
+                (Some((w, _)), Some(o)) => w == o,
+                (Some((w, _)), None) => g.event(w).is_init(),
             });
         }
         if ev.is_rmw() {
-            sources.retain(|&mut (src, v)| {
+            choices.retain(|c| {
+                let Some((src, v)) = write(c) else {
+                    return true;
+                };
                 // (A CAS that only reads when it fails is no RMW for a
                 // value that makes it fail.)
                 !rmw_for(v)
@@ -201,8 +206,11 @@ impl Model for Chapter8 {
             };
             if !preceding.is_empty() {
                 let st = &self.statics;
-                sources
-                    .retain(|&mut (w, _)| !fast::co_after_among(st, parent, w.index(), &preceding));
+                choices.retain(|c| {
+                    write(c).is_none_or(|(w, _)| {
+                        !fast::co_after_among(st, parent, w.index(), &preceding)
+                    })
+                });
             }
         }
     }

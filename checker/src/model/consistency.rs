@@ -19,9 +19,6 @@ use crate::event::{Event, EventId};
 use crate::execution::Execution;
 use smallvec::SmallVec;
 
-/// Writes a read may read, with the values they write, in id order.
-pub(crate) type Sources = SmallVec<[(EventId, i64); 16]>;
-
 /// What an incremental check found.
 pub(crate) use super::fast::Decision;
 
@@ -89,16 +86,20 @@ pub(crate) trait Model: Clone + Send {
     fn recycle(&mut self, f: Self::Frame);
 
     /// The writes the read `r`, the last event of `g`, may read: of the
-    /// writes `sources` (with the values they write, in id order) to its
-    /// location, those that no axiom rules out at once. `rmw_for(v)`: whether
-    /// `r` is the read half of an RMW when it reads `v`. `private`: only
-    /// `r`'s thread writes the location, through `r`'s address and the
-    /// generic proxy. `parent`: the relations of `g` without `r`, if known.
-    fn readable(
+    /// explorer's `choices`, those that are no write to `r`'s location
+    /// (`write` gives the write and its value of a choice that is one) and
+    /// the writes that no axiom rules out at once, in their order.
+    /// `rmw_for(v)`: whether `r` is the read half of an RMW when it reads
+    /// `v`. `private`: only `r`'s thread writes the location, through `r`'s
+    /// address and the generic proxy. `parent`: the relations of `g` without
+    /// `r`, if known.
+    #[allow(clippy::too_many_arguments)]
+    fn readable<S>(
         &mut self,
         g: &Execution,
         r: EventId,
-        sources: &mut Sources,
+        choices: &mut SmallVec<[S; 16]>,
+        write: impl Fn(&S) -> Option<(EventId, i64)>,
         rmw_for: &dyn Fn(i64) -> bool,
         private: bool,
         parent: Option<&Self::Frame>,

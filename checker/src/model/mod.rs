@@ -50,6 +50,8 @@ mod testutil;
 mod witness;
 
 #[cfg(test)]
+mod chapter8_tests;
+#[cfg(test)]
 mod fence_sc_search_tests;
 #[cfg(test)]
 mod tests;

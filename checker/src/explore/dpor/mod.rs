@@ -61,19 +61,20 @@
 //!   child (the interpreter has no undo), into buffers reused from node to
 //!   node (`State::save`, `ThreadState::clone_from`): once the search is as
 //!   deep as it gets, a node allocates nothing.
-//! - What depends only on the events (program order, morally strong,
-//!   patterns, ...) is kept up to date event by event
-//!   ([`crate::model::fast::Statics`]); a consistency check recomputes only
-//!   what depends on reads-from and coherence, on one machine word per event
-//!   ([`crate::model::fast::decide`]).
+//! - The model follows the graph ([`Model`], the explorer's one seam to it,
+//!   statically dispatched to [`Chapter8`]): what depends only on the events
+//!   (program order, morally strong, patterns, ...) is kept up to date event
+//!   by event ([`Model::push`], [`Model::pop`]); a consistency check
+//!   recomputes only what depends on reads-from and coherence, on one machine
+//!   word per event ([`Model::decide`]).
 //! - A graph is checked lazily, right before it is extended, and only when
 //!   the last change can have broken it: an added fence cannot (see
 //!   [`Dpor::visit`]); an added read is checked incrementally from the
 //!   relations of the graph it extends, which only gain a column
-//!   ([`crate::model::fast::add_read`]); writes (new coherence and reads-from
+//!   ([`Model::decide_read`]); writes (new coherence and reads-from
 //!   edges anywhere) get a full check. The relations a read node extends are
-//!   saved once per node into a frame of a per-worker stack of frames
-//!   (`State::save_derived`), reused on backtrack.
+//!   saved once per node into a frame ([`Model::save`]), reused on backtrack
+//!   ([`Model::recycle`]).
 //! - A complete graph is folded in without copying it in the common case
 //!   ([`Dpor::finish_fast`]: every thread done, no barrier, at most one
 //!   `fence.sc`, relations found consistent, one coherence-last write per
@@ -81,16 +82,14 @@
 //!   the coherence rows and counted in [`Outcomes`] by its values alone
 //!   ([`Outcomes::add_final`], no allocation for a state seen before).
 //!   Otherwise it hands its relations to the check [`candidate::finish`]
-//!   makes ([`crate::model::fast::offer`]).
+//!   makes ([`Model::hand_over`]).
 //! - Children that cannot be consistent are not generated when a cheap
-//!   argument shows it (each is a case of an axiom the full check would
-//!   find violated, so counts do not change): a read does not read a write
-//!   coherence-before a write that precedes it in causality order (8.10.6;
-//!   found once per read node from its relations, [`fast::preceding`]); an
-//!   RMW read does not read a write that a morally strong RMW already reads; an RMW write comes right
-//!   after the write its read reads ([`coherence_positions`]); a write gives
-//!   its value to a waiting RMW read only at a coherence position right
-//!   before that RMW's write half ([`Dpor::rmw_half`]); and sets of waiting
+//!   argument shows it; each is a case of an axiom the full check would find
+//!   violated, so counts do not change, and each is the model's rule, not the
+//!   explorer's: the writes a read may read ([`Model::readable`]), the
+//!   coherence positions of a write ([`Model::coherence_positions`]), and the
+//!   position a write must take to give its value to a waiting RMW read
+//!   ([`crate::model::consistency::Positions::rmw_half`]); sets of waiting
 //!   reads are enumerated only among those a position allows.
 //!
 //! Parallel exploration: the subtrees of branching nodes near the root are

@@ -21,15 +21,23 @@ impl<'a> Dpor<'a> {
             return Ok(());
         };
         let phys = loc.phys;
+        let mut choices: SmallVec<[Source; 16]> = s
+            .exec
+            .ids()
+            .filter_map(|w| match s.exec.event(w).kind {
+                EventKind::Write { loc: l, value, .. } if l.phys == phys => {
+                    Some(Source::Write(w, value))
+                }
+                _ => None,
+            })
+            .collect();
         let private = self.is_private(t, loc) && ev.proxy == Proxy::Generic;
-        // Writes not yet added.
-        let mut later: SmallVec<[Source; 4]> = SmallVec::new();
         if !self.issues_async[t] {
             if (0..s.runs.len()).any(|u| self.later_writer(s, u, t, &ev, phys.index())) {
-                later.push(Source::Later);
+                choices.push(Source::Later);
             }
         } else {
-            later.extend(self.future_values(s, &ev, 0).into_iter().map(Source::Value));
+            choices.extend(self.future_values(s, &ev, 0).into_iter().map(Source::Value));
         }
         let node_state = s.save(t);
         // When the graph is known consistent with its relations at hand, each
@@ -41,29 +49,21 @@ impl<'a> Dpor<'a> {
         // The event and what depends only on it are the same in every child:
         // pushed once, each child sets the value read and where it comes from.
         let id = push_event(s, t, ev, Some(0));
-        // The writes already in the graph, but those the model rules out.
-        let mut sources: model::consistency::Sources = s
-            .exec
-            .ids()
-            .filter_map(|w| match s.exec.event(w).kind {
-                EventKind::Write { loc: l, value, .. } if l.phys == phys => Some((w, value)),
-                _ => None,
-            })
-            .collect();
+        // The writes the model rules out are no choice.
+        let write = |c: &Source| match *c {
+            Source::Write(w, v) => Some((w, v)),
+            Source::Value(_) | Source::Later => None,
+        };
         let rmw_for = |v: i64| node_state.pending_rmw_writes(Some(&v));
         s.model.readable(
             &s.exec,
             id,
-            &mut sources,
+            &mut choices,
+            write,
             &rmw_for,
             private,
             parent.as_ref(),
         );
-        let choices: SmallVec<[Source; 16]> = sources
-            .iter()
-            .map(|&(w, v)| Source::Write(w, v))
-            .chain(later)
-            .collect();
         let incremental = parent.is_some() && s.model.follows(&s.exec);
         let this_rmw = s.exec.event(id).is_rmw();
         let was_rmw = this_rmw;

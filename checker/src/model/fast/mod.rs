@@ -44,7 +44,7 @@ mod decide;
 mod set;
 mod statics;
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;
 
 use crate::event::EventId;
 use crate::execution::Execution;

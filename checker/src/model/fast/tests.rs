@@ -7,7 +7,7 @@ use crate::model::{check_full, Relations};
 use ptxmc_frontend::ir::{FenceKind, Proxy, Scope, Sem};
 
 /// A small deterministic generator (xorshift).
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -28,7 +28,7 @@ impl Rng {
 /// accesses through aliases and proxies, fences of every kind, RMWs,
 /// dependencies, any reads-from, coherence orientations (and sometimes
 /// extra coherence edges), Fence-SC orders and barrier pairs.
-fn random_execution(rng: &mut Rng) -> crate::execution::Execution {
+pub(crate) fn random_execution(rng: &mut Rng) -> crate::execution::Execution {
     // One case in eight has a first thread of 60 to 150 events (fences and
     // loads), so that the others lie past one and two words of rows.
     let pad = if rng.below(8) == 0 {

@@ -1,0 +1,219 @@
+//! The chapter-8 model's answers to the explorers ([`Model`]) against the
+//! full check (the per-concept modules), on random graphs grown event by
+//! event through the graph's mutations, as an explorer grows them: every
+//! write or position a shortcut rules out must make the graph
+//! inconsistent, and every incremental answer must be the full check's.
+
+use super::consistency::{Decision, Model};
+use super::fast::tests::{random_execution, Rng};
+use super::{check_full, Chapter8};
+use crate::event::EventId;
+use crate::execution::Execution;
+
+/// The graph of the first `keep` events of `exec`, grown event by event
+/// with the model `m` following it: reads-from and coherence edges of
+/// `exec` between the events kept (a read of a write not kept reads
+/// nothing), no Fence-SC order, no barrier synchronization. `None` when the
+/// model cannot follow it.
+fn grow(exec: &Execution, keep: usize) -> Option<(Execution, Chapter8)> {
+    let init = exec
+        .events
+        .iter()
+        .take_while(|e| e.thread.is_none())
+        .count();
+    let mut g = exec.clone();
+    g.events.truncate(init);
+    g.rf.truncate(init);
+    g.co = crate::relation::BitMatrix::new(init);
+    for th in &mut g.threads {
+        th.clear();
+    }
+    g.fence_sc.clear();
+    g.fence_sc_prefix = None;
+    g.barrier_sync.clear();
+    let mut m = Chapter8::new(&g);
+    for i in init..keep {
+        let ev = exec.events[i].clone();
+        let t = ev.thread?.index();
+        let id = g.push_event(t, ev);
+        m.push(&g, t, id);
+    }
+    for r in g.ids() {
+        if let Some(w) = exec.rf[r.index()].filter(|w| w.index() < keep) {
+            g.set_rf(r, Some(w));
+        }
+    }
+    for (a, b) in exec.co.pairs() {
+        if a.index() < keep && b.index() < keep {
+            g.order_co(a, b);
+        }
+    }
+    m.forget();
+    m.follows(&g).then_some((g, m))
+}
+
+/// Writes, with their values.
+type Sources = smallvec::SmallVec<[(EventId, i64); 16]>;
+
+/// The writes to the location of `r` in `g`, with their values.
+fn writes_to(g: &Execution, r: EventId) -> Sources {
+    let phys = g.event(r).loc().map(|l| l.phys);
+    g.ids()
+        .filter(|&w| g.event(w).is_write() && g.event(w).loc().map(|l| l.phys) == phys)
+        .map(|w| (w, g.event(w).value().unwrap_or(0)))
+        .collect()
+}
+
+#[test]
+fn deciding_agrees_with_the_full_check_event_by_event() {
+    let mut rng = Rng(0x51ed_270b_a3f1_9c4d);
+    let (mut consistent, mut inconsistent) = (0, 0);
+    for _ in 0..300 {
+        let exec = random_execution(&mut rng);
+        for keep in 0..=exec.len() {
+            let Some((g, mut m)) = grow(&exec, keep) else {
+                continue;
+            };
+            let full = check_full(&g).is_ok();
+            assert_eq!(m.decide(&g), full, "decide, {keep} events of {exec:?}");
+            assert_eq!(m.consistent(&g), full, "consistent, {keep} events");
+            if full {
+                consistent += 1;
+            } else {
+                inconsistent += 1;
+            }
+        }
+    }
+    assert!(
+        consistent > 100 && inconsistent > 100,
+        "{consistent} {inconsistent}"
+    );
+}
+
+#[test]
+fn the_writes_a_read_may_not_read_make_it_inconsistent() {
+    let mut rng = Rng(0x0dd5_eed5_1234_abcd);
+    let (mut ruled_out, mut incremental) = (0, 0);
+    for _ in 0..400 {
+        let exec = random_execution(&mut rng);
+        for r in exec.ids().filter(|&r| exec.event(r).is_read()) {
+            // The graph before the read, and its relations if consistent.
+            let Some((before, mut m)) = grow(&exec, r.index()) else {
+                continue;
+            };
+            let parent = m.decide(&before).then(|| m.save(r.index()));
+            let Some((mut g, _)) = grow(&exec, r.index() + 1) else {
+                continue;
+            };
+            g.set_rf(r, None);
+            let t = exec.event(r).thread.map_or(0, |t| t.index());
+            // The model follows `g` from `before`.
+            m.push(&g, t, r);
+            let all = writes_to(&g, r);
+            let mut kept = all.clone();
+            m.readable(
+                &g,
+                r,
+                &mut kept,
+                |&c| Some(c),
+                &|_| true,
+                false,
+                parent.as_ref(),
+            );
+            // With the RMW's write half, as the explorer adds it at once.
+            let half = exec.threads[t]
+                .iter()
+                .position(|&x| x == r)
+                .and_then(|k| exec.threads[t].get(k + 1).copied())
+                .filter(|&h| exec.event(r).is_rmw() && exec.event(h).is_rmw());
+            for &(w, _) in &all {
+                let mut h = match half {
+                    Some(h) => grow(&exec, h.index() + 1)
+                        .map(|(h, _)| h)
+                        .unwrap_or_else(|| g.clone()),
+                    None => g.clone(),
+                };
+                h.set_rf(r, Some(w));
+                if !kept.iter().any(|&(k, _)| k == w) {
+                    ruled_out += 1;
+                    assert!(
+                        check_full(&h).is_err(),
+                        "reading {w:?} was ruled out for {r:?}, yet consistent: {h:?}"
+                    );
+                }
+                if let Some(p) = &parent {
+                    g.set_rf(r, Some(w));
+                    let d = m.decide_read(&g, p, r);
+                    if d != Decision::Unknown {
+                        incremental += 1;
+                        assert_eq!(d == Decision::Consistent, check_full(&g).is_ok(), "{g:?}");
+                    }
+                    g.set_rf(r, None);
+                }
+            }
+        }
+    }
+    assert!(
+        ruled_out > 20 && incremental > 100,
+        "{ruled_out} {incremental}"
+    );
+}
+
+#[test]
+fn the_coherence_positions_left_out_are_inconsistent() {
+    let mut rng = Rng(0x7777_1357_2468_aaaa);
+    let (mut left_out, mut rivals_seen) = (0, 0);
+    for _ in 0..400 {
+        let exec = random_execution(&mut rng);
+        let writes = exec
+            .ids()
+            .filter(|&w| exec.event(w).is_write() && exec.event(w).thread.is_some());
+        for w in writes {
+            let Some((before, mut m)) = grow(&exec, w.index()) else {
+                continue;
+            };
+            let t = exec.event(w).thread.map_or(0, |t| t.index());
+            let forced = if m.decide(&before) {
+                m.causal_writes_before(&before, t, exec.event(w), false)
+            } else {
+                0
+            };
+            let Some((mut g, _)) = grow(&exec, w.index() + 1) else {
+                continue;
+            };
+            m.push(&g, t, w);
+            let rivals = m.rivals(&g, w);
+            // The same writes from the events alone (a model that does not
+            // follow the graph).
+            let cold = Chapter8::new(&before);
+            assert_eq!(cold.rivals(&g, w), rivals);
+            if rivals.len() > 8 {
+                continue;
+            }
+            rivals_seen += rivals.len();
+            for &x in &rivals {
+                g.unorder_co(x, w);
+            }
+            let positions = m.coherence_positions(&g, w, &rivals, forced);
+            for mask in 0u64..1 << rivals.len() {
+                if positions.list.contains(&mask) {
+                    continue;
+                }
+                left_out += 1;
+                let mut h = g.clone();
+                for (k, &x) in rivals.iter().enumerate() {
+                    if mask >> k & 1 == 1 {
+                        h.order_co(x, w);
+                    } else {
+                        h.order_co(w, x);
+                    }
+                }
+                assert!(check_full(&h).is_err(), "position {mask:b} left out: {h:?}");
+            }
+        }
+    }
+    assert!(
+        left_out > 20 && rivals_seen > 100,
+        "{left_out} {rivals_seen}"
+    );
+}
