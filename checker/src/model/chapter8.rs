@@ -7,7 +7,7 @@
 
 use super::consistency::{Decision, Model, Positions};
 use super::{check_full, fast, positions, Relations, Violation};
-use crate::event::{Event, EventId};
+use crate::event::{Event, EventId, EventKind};
 use crate::execution::Execution;
 use ptxmc_frontend::ir::Proxy;
 use smallvec::SmallVec;
@@ -213,6 +213,45 @@ impl Model for Chapter8 {
                 });
             }
         }
+    }
+
+    /// A fence added at the end of its thread, with no event after it
+    /// anywhere, has no outgoing edge of po, sync (its patterns need later
+    /// events), base causality, observation or coherence, and is not a
+    /// memory operation: it closes no cycle of any axiom of 8.10 and does
+    /// not change the relations between other events (proxy fences convert
+    /// only along base causality paths through them). A fence.sc can be put
+    /// last in Fence-SC order (existential, 8.9.3), which gives it only
+    /// incoming synchronization. So the graph stays consistent.
+    #[inline]
+    fn fence_keeps_consistent(&self, g: &Execution, f: EventId) -> bool {
+        matches!(g.event(f).kind, EventKind::Fence(_))
+    }
+
+    /// It is the last event of its thread and from-reads no write (every
+    /// write of the location is its thread's, coherence-before the one it
+    /// reads, [`Model::readable`]), so it has no outgoing edge of any
+    /// relation of 8.9 and closes no cycle of 8.10.
+    #[inline]
+    fn private_read_keeps_consistent(&self, g: &Execution, r: EventId, private: bool) -> bool {
+        private && !g.event(r).is_rmw()
+    }
+
+    /// The last event of its thread, coherence-last, read by nothing: it has
+    /// no outgoing edge of any relation of 8.9, and the graph stays
+    /// consistent (8.10.1: every write that precedes it in causality is
+    /// before it in coherence, being its thread's earlier writes; 8.10.3: no
+    /// RMW has it between its halves).
+    #[inline]
+    fn private_write_keeps_consistent(
+        &self,
+        g: &Execution,
+        w: EventId,
+        own_earlier: &[EventId],
+        rivals: &[EventId],
+        private: bool,
+    ) -> bool {
+        private && !own_earlier.is_empty() && rivals.is_empty() && !g.event(w).is_rmw()
     }
 
     fn rivals(&self, g: &Execution, w: EventId) -> Vec<EventId> {

@@ -110,6 +110,32 @@ pub(crate) trait Model: Clone + Send {
     /// ordered with in coherence (8.9.6).
     fn rivals(&self, g: &Execution, w: EventId) -> Vec<EventId>;
 
+    /// Whether adding the fence `f` at the end of its thread (the last event
+    /// of `g`, with no event after it anywhere), to a graph found
+    /// consistent, keeps it consistent (then the explorer need not check it
+    /// again).
+    fn fence_keeps_consistent(&self, g: &Execution, f: EventId) -> bool;
+
+    /// Whether the plain read `r`, the last event of `g`, of a location
+    /// private to its thread (`private`, as for [`Model::readable`]),
+    /// reading a write [`Model::readable`] kept, keeps a graph found
+    /// consistent without it consistent.
+    fn private_read_keeps_consistent(&self, g: &Execution, r: EventId, private: bool) -> bool;
+
+    /// Whether the write `w`, the last event of `g`, of a location private
+    /// to its thread (`private`), ordered after the thread's earlier writes
+    /// `own_earlier` ([`Model::own_earlier_writes`]) and with no other
+    /// `rivals`, and read by nothing, keeps a graph found consistent without
+    /// it consistent.
+    fn private_write_keeps_consistent(
+        &self,
+        g: &Execution,
+        w: EventId,
+        own_earlier: &[EventId],
+        rivals: &[EventId],
+        private: bool,
+    ) -> bool;
+
     /// The rivals of the new write `w` of thread `t` (its last event) that
     /// precede it whatever its position and that the explorer orders before
     /// it at once, taken out of `rivals` (8.9.5, 8.10.1; see

@@ -617,20 +617,12 @@ impl<'a> Dpor<'a> {
                     EventKind::Read { .. } => self.read(s, w, t, ev, parts),
                     EventKind::Write { .. } => self.write(s, w, t, ev, parts),
                     EventKind::Fence(_) => {
-                        // A fence added at the end of its thread, with no
-                        // event after it anywhere, has no outgoing edge of po,
-                        // sync (its patterns need later events), base
-                        // causality, observation or coherence, and is not a
-                        // memory operation: it closes no cycle of any axiom
-                        // of 8.10 and does not change the relations between
-                        // other events (proxy fences convert only along base
-                        // causality paths through them). A fence.sc can be
-                        // put last in Fence-SC order (existential, 8.9.3),
-                        // which gives it only incoming synchronization. So the
-                        // graph stays consistent: no check.
+                        // A fence at the end of its thread keeps the graph
+                        // consistent ([`Model::fence_keeps_consistent`]).
                         let id = push_event(s, t, ev, None);
                         s.states[t].commit(id, None);
-                        let r = self.visit(s, w, false, parts);
+                        let check = !s.model.fence_keeps_consistent(&s.exec, id);
+                        let r = self.visit(s, w, check, parts);
                         pop_event(s, t);
                         r
                     }

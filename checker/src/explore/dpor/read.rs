@@ -65,8 +65,8 @@ impl<'a> Dpor<'a> {
             parent.as_ref(),
         );
         let incremental = parent.is_some() && s.model.follows(&s.exec);
-        let this_rmw = s.exec.event(id).is_rmw();
-        let was_rmw = this_rmw;
+        let was_rmw = s.exec.event(id).is_rmw();
+        let read_settles = s.model.private_read_keeps_consistent(&s.exec, id, private);
         let r = self.branch(s, w, parts, &choices, &|this, s, w, &src, parts| {
             let value = match src {
                 Source::Write(_, v) | Source::Value(v) => v,
@@ -88,12 +88,9 @@ impl<'a> Dpor<'a> {
                 _ => Decision::Unknown,
             };
             // Past the one-word rows, a plain read of a private location
-            // from the thread's last write (or the initial one) keeps the
-            // graph consistent: it is the last event of its thread and
-            // from-reads no write (every write of the location is its
-            // thread's, coherence-before that one), so it has no outgoing
-            // edge of any relation of 8.9 and closes no cycle; no check.
-            let settled = private && !incremental && !this_rmw && matches!(src, Source::Write(..));
+            // from a write the model kept needs no check
+            // ([`Model::private_read_keeps_consistent`]).
+            let settled = read_settles && !incremental && matches!(src, Source::Write(..));
             let check = decision != Decision::Consistent && !settled;
             let r = if decision == Decision::Inconsistent
                 || (matches!(src, Source::Value(_)) && !this.satisfiable(s))

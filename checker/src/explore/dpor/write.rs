@@ -101,16 +101,15 @@ impl<'a> Dpor<'a> {
             s.exec.order_co(m, id);
         }
         // A plain write to a private location placed after the thread's own
-        // earlier writes (the only other writes of the location but the
-        // initial one), read by no waiting read: the last event of its
-        // thread, coherence-last, read by nothing, so it has no outgoing
-        // edge of any relation of 8.9 and the graph stays consistent
-        // (8.10.1: every write that precedes it in causality is before it in
-        // coherence; 8.10.3: no RMW has it between its halves).
-        let settled_write = !before_all.is_empty()
-            && ms.is_empty()
-            && !s.exec.event(id).is_rmw()
-            && self.is_private(t, loc);
+        // earlier writes, when no waiting read reads it, needs no check
+        // ([`Model::private_write_keeps_consistent`]).
+        let settled_write = s.model.private_write_keeps_consistent(
+            &s.exec,
+            id,
+            &before_all,
+            &ms,
+            self.is_private(t, loc),
+        );
         let r = self.branch(
             s,
             w,
