@@ -9,8 +9,24 @@ use super::consistency::{Decision, Model, Positions};
 use super::{check_full, fast, positions, Relations, Violation};
 use crate::event::{Event, EventId, EventKind};
 use crate::execution::Execution;
-use ptxmc_frontend::ir::Proxy;
+use ptxmc_frontend::ir::{Proxy, VAddrId};
 use smallvec::SmallVec;
+
+/// Whether a read through `read` (its virtual address and proxy) may read
+/// from a write of its own thread that comes later in program order, when
+/// the thread writes the location through `writes` only. Program order is in
+/// base causality, so through the same address and proxy it is also
+/// causality order (8.9.5 cases 1 and 2), and the Causality axiom (8.10.6
+/// item 1) forbids reading from it; through an alias or another proxy it is
+/// not forbidden; nor in a thread with asynchronous operations
+/// (`unordered_thread`, 8.9.1.1), whose events are not in program order.
+pub(crate) fn may_read_own_later_write(
+    unordered_thread: bool,
+    mut writes: impl Iterator<Item = (VAddrId, Proxy)>,
+    read: (VAddrId, Proxy),
+) -> bool {
+    unordered_thread || writes.any(|a| a != read)
+}
 
 /// The chapter-8 model of one graph that an explorer grows.
 #[derive(Clone)]

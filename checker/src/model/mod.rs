@@ -60,7 +60,7 @@ use crate::event::EventId;
 use crate::execution::Execution;
 use crate::relation::BitMatrix;
 
-pub(crate) use chapter8::Chapter8;
+pub(crate) use chapter8::{may_read_own_later_write, Chapter8};
 pub(crate) use consistency::Model;
 pub use morally_strong::morally_strong;
 pub(crate) use morally_strong::morally_strong_events;

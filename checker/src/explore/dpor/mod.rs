@@ -449,11 +449,8 @@ impl<'a> Dpor<'a> {
     }
 
     /// Whether a read of thread `t` through `(vaddr, proxy)` may read from a
-    /// write of its own thread that comes later in program order. Program order
-    /// is in base causality, so through the same address and proxy it is also
-    /// causality order (8.9.5 cases 1 and 2), and the Causality axiom (8.10.6
-    /// item 1) forbids reading from it; through an alias or another proxy it
-    /// is not forbidden; nor for a thread with asynchronous operations.
+    /// write of its own thread that comes later in program order, given the
+    /// ways the thread writes `phys` ([`model::may_read_own_later_write`]).
     fn may_read_own_later_write(
         &self,
         t: usize,
@@ -461,7 +458,11 @@ impl<'a> Dpor<'a> {
         vaddr: VAddrId,
         proxy: Proxy,
     ) -> bool {
-        self.issues_async[t] || self.accesses[t][phys].iter().any(|&a| a != (vaddr, proxy))
+        model::may_read_own_later_write(
+            self.issues_async[t],
+            self.accesses[t][phys].iter().copied(),
+            (vaddr, proxy),
+        )
     }
 
     /// Whether thread `t` (still running) may later write to the location of
