@@ -77,6 +77,9 @@ fn deciding_agrees_with_the_full_check_event_by_event() {
             let full = check_full(&g).is_ok();
             assert_eq!(m.decide(&g), full, "decide, {keep} events of {exec:?}");
             assert_eq!(m.consistent(&g), full, "consistent, {keep} events");
+            // The full check through the trait: the same violation and
+            // witness as the per-concept modules give.
+            assert_eq!(Chapter8::check(&g).err(), check_full(&g).err());
             if full {
                 consistent += 1;
             } else {

@@ -190,7 +190,7 @@ pub(crate) trait Model: Clone + Send {
 
     /// Checks every axiom of 8.10 and returns the first violation with its
     /// witness ([`super::check`]): for `explain` and `--graph`, and the
-    /// cross-check tests (`model/tests.rs`).
+    /// cross-check tests (`model/chapter8_tests.rs`).
     // (The shared completion, `explore::candidate::finish`, still calls
     // `model::check` by name, so outside tests nothing calls it yet.)
     #[allow(dead_code)]
