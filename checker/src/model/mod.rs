@@ -24,7 +24,7 @@
 
 mod axioms;
 mod causality;
-mod coherence;
+pub(crate) mod coherence;
 mod communication;
 pub(crate) mod fast;
 pub(crate) mod interrupt;

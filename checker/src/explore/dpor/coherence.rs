@@ -126,16 +126,21 @@ pub(super) enum Reach {
 }
 
 impl Reach {
-    pub(super) fn of(co: &BitMatrix) -> Self {
-        let n = co.len();
-        if n > fast::MAX_EVENTS {
-            return Self::Matrix(co.transitive_closure());
+    /// Among the writes of `among` (those of one location,
+    /// [`model::coherence::writes_at`]), which the queries are about.
+    pub(super) fn of(co: &BitMatrix, among: &[u64]) -> Self {
+        if co.len() > fast::MAX_EVENTS {
+            return Self::Matrix(model::coherence::closure_among(co, among));
         }
         let mut rows: Box<fast::Rows> = Box::new([0; fast::MAX_EVENTS]);
-        for (a, row) in rows.iter_mut().enumerate().take(n) {
-            *row = co.row_word(EventId::new(a), 0);
+        let among = among.first().copied().unwrap_or(0);
+        let mut m = among;
+        while m != 0 {
+            let a = m.trailing_zeros() as usize;
+            m &= m - 1;
+            rows[a] = co.row_word(EventId::new(a), 0);
         }
-        fast::close(&mut rows, n);
+        model::coherence::close_word_rows_among(&mut rows[..], among);
         Self::Rows(rows)
     }
 

@@ -120,7 +120,7 @@ impl<'a> Dpor<'a> {
         }
         // Children: each coherence position (split between workers), and
         // for each, every set of the waiting reads that read from the write.
-        let reach = Reach::of(&s.exec.co);
+        let reach = Reach::of(&s.exec.co, &model::coherence::writes_at(&s.exec, loc.phys));
         let mut positions = coherence_positions(&s.exec, &reach, &ms, rmw_source, forced);
         // RMW atomicity (8.10.3) for the RMWs already in the graph: the new
         // write, morally strong with both halves of one, cannot come after

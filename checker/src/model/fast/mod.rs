@@ -65,21 +65,6 @@ pub(crate) const MAX_WIDE_EVENTS: usize = 2048;
 /// One-word rows: bit `j` of row `i` is the pair `i -> j`.
 pub(crate) type Rows = [u64; MAX_EVENTS];
 
-/// Transitive closure of the first `n` one-word rows in place (Warshall).
-pub(crate) fn close(rows: &mut Rows, n: usize) {
-    for k in 0..n {
-        let rk = rows[k];
-        if rk == 0 {
-            continue;
-        }
-        for r in rows.iter_mut().take(n) {
-            if *r >> k & 1 == 1 {
-                *r |= rk;
-            }
-        }
-    }
-}
-
 /// A set of events handed to the explorer: the words of a row (bit `j % 64`
 /// of word `j / 64` is event `j`), inline up to 128 events.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
