@@ -162,7 +162,11 @@ pub(crate) fn closure_among(co: &BitMatrix, among: &[u64]) -> BitMatrix {
             row.iter().zip(among).all(|(r, m)| r & !m == 0),
             "a coherence edge between two locations"
         );
-        for (k, (dst, &src)) in rows[a * words..(a + 1) * words].iter_mut().zip(row).enumerate() {
+        for (k, (dst, &src)) in rows[a * words..(a + 1) * words]
+            .iter_mut()
+            .zip(row)
+            .enumerate()
+        {
             *dst = src & among.get(k).copied().unwrap_or(0);
         }
     }

@@ -8,6 +8,10 @@ impl<'a> Dpor<'a> {
     /// synchronization that every completion will have (barriers without a
     /// thread count; counted barriers add edges only at completion).
     pub(super) fn consistent(&self, s: &mut State) -> bool {
+        if s.derived_valid && s.barriers == 0 && s.fences_sc < 2 {
+            // Found consistent incrementally ([`fast::add_write`]).
+            return true;
+        }
         s.derived_valid = false;
         let fast = s.statics.len() == s.exec.len();
         if fast && s.barriers == 0 && s.fences_sc < 2 {
@@ -63,7 +67,9 @@ impl<'a> Dpor<'a> {
         // consistent by the fast path with no barrier synchronization and the
         // Fence-SC order of its one fence.sc if any: the choices `finish`
         // tries first.
-        let relations = if check && simple {
+        let relations = if check && simple && s.derived_valid {
+            true
+        } else if check && simple {
             match fast::decide(&s.exec, &s.statics, &mut s.derived) {
                 fast::Decision::Consistent => true,
                 fast::Decision::Inconsistent => {

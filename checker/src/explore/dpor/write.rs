@@ -17,6 +17,11 @@ impl<'a> Dpor<'a> {
             return Ok(());
         };
         let forced = self.causal_writes_before(s, t, &ev);
+        // The relations of the graph, when at hand: each child read by no
+        // waiting read is checked by extending them ([`fast::add_write`]).
+        let n0 = s.exec.len();
+        let parent =
+            (s.derived_valid && s.barriers == 0 && s.fences_sc < 2).then(|| s.save_derived(n0));
         let id = push_event(s, t, ev, None);
         s.states[t].commit(id, None);
         let in_sync = s.statics.len() == s.exec.len();
@@ -233,6 +238,16 @@ impl<'a> Dpor<'a> {
                     }
                 }
                 s.derived_valid = false;
+                if let (Some(p), 0) = (&parent, mask) {
+                    s.derived.copy_from(p, n0);
+                    let d = fast::add_write(&s.exec, &s.statics, &mut s.derived, id.index());
+                    debug_assert!(
+                        d == fast::Decision::Unknown
+                            || (d == fast::Decision::Consistent)
+                                == model::check_full(&s.exec).is_ok()
+                    );
+                    s.derived_valid = d == fast::Decision::Consistent;
+                }
                 res = if this.satisfiable(s) && this.fair_so_far(s, w) {
                     s.states[t].clone_from(&node_state);
                     this.visit(s, w, !(settled_write && mask == 0), parts)
@@ -273,6 +288,9 @@ impl<'a> Dpor<'a> {
         }
         pop_event(s, t);
         s.recycle(node_state);
+        if let Some(p) = parent {
+            s.spare_derived.push(p);
+        }
         r
     }
 

@@ -50,7 +50,7 @@ use crate::event::EventId;
 use crate::execution::Execution;
 use crate::model::Relations;
 use crate::relation::BitMatrix;
-use decide::{add_read_w, decide_w, preceding_w, DerivedW};
+use decide::{add_read_w, add_write_w, decide_w, preceding_w, DerivedW};
 use set::Set;
 use smallvec::SmallVec;
 use statics::StaticsW;
@@ -579,6 +579,12 @@ pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decisio
 /// the last event of `exec` ([`decide::add_read_w`]).
 pub(crate) fn add_read(exec: &Execution, st: &Statics, d: &mut Derived, r: usize) -> Decision {
     with_pair!(st, d, r, s, d => add_read_w(exec, s, d, r))
+}
+
+/// Extends `d`, the relations of a consistent execution, by the write `w`,
+/// the last event of `exec`, read by nobody ([`decide::add_write_w`]).
+pub(crate) fn add_write(exec: &Execution, st: &Statics, d: &mut Derived, w: usize) -> Decision {
+    with_pair!(st, d, w, s, d => add_write_w(exec, s, d, w))
 }
 
 /// The events that precede event `r` in causality order (8.9.5), in the
