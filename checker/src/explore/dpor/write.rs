@@ -20,8 +20,7 @@ impl<'a> Dpor<'a> {
         // The relations of the graph, when at hand: each child read by no
         // waiting read is checked by extending them ([`fast::add_write`]).
         let n0 = s.exec.len();
-        let parent =
-            (s.derived_valid && s.barriers == 0 && s.fences_sc < 2).then(|| s.save_derived(n0));
+        let relations = s.derived_valid && s.barriers == 0 && s.fences_sc < 2;
         let id = push_event(s, t, ev, None);
         s.states[t].commit(id, None);
         let in_sync = s.statics.len() == s.exec.len();
@@ -161,6 +160,9 @@ impl<'a> Dpor<'a> {
                 })
             })
             .collect();
+        // (With one child, extended in place: `s.derived` still holds them.)
+        let single = positions.len() == 1 && readers.is_empty();
+        let parent = (relations && !single).then(|| s.save_derived(n0));
         let node_state = s.save(t);
         let pending = s.pending.clone();
         let waiting = s.waiting.clone();
@@ -238,8 +240,10 @@ impl<'a> Dpor<'a> {
                     }
                 }
                 s.derived_valid = false;
-                if let (Some(p), 0) = (&parent, mask) {
-                    s.derived.copy_from(p, n0);
+                if relations && mask == 0 {
+                    if let Some(p) = &parent {
+                        s.derived.copy_from(p, n0);
+                    }
                     let d = fast::add_write(&s.exec, &s.statics, &mut s.derived, id.index());
                     debug_assert!(
                         d == fast::Decision::Unknown

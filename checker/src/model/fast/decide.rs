@@ -6,7 +6,9 @@
 // better than zipped iterators over several arrays.
 #![allow(clippy::needless_range_loop)]
 
-use super::set::{acyclic, close, close_acyclic, union_rows, Rows, SearchSpace, Set};
+use super::set::{
+    acyclic, acyclic_among, close, close_acyclic, union_rows, Rows, SearchSpace, Set,
+};
 use super::statics::StaticsW;
 use super::Decision;
 use crate::event::{EventId, EventKind};
@@ -727,12 +729,11 @@ pub(crate) fn add_write_w<const W: usize>(
     // SC per location (8.10.5) on w's location, the only one whose
     // `po-loc ∪ (ms ∩ com)` changed; cyclic: the full check decides.
     let at = same_loc[w] & st.thread_mem;
-    loc_rel[..n].fill(Set::EMPTY);
     for a in at.iter() {
         let com = rf[a] | co[a] | fr[a];
         loc_rel[a] = (po[a] | (ms[a] & com)) & at;
     }
-    if !acyclic(loc_rel, n, space) {
+    if !acyclic_among(loc_rel, n, at, space) {
         return Decision::Unknown;
     }
     Decision::Consistent
