@@ -604,7 +604,7 @@ pub(crate) fn add_write_w<const W: usize>(
         || !st.alias_fences.is_empty()
         || n > Set::<W>::CAPACITY
         || st.conv_fences.any(|f| !st.conv[f].is_empty())
-        || exec.rf.iter().any(|&src| src == Some(id))
+        || exec.rf.contains(&Some(id))
     {
         return Decision::Unknown;
     }
