@@ -129,6 +129,19 @@ impl Model for Chapter8 {
         d
     }
 
+    fn decide_write(&mut self, g: &Execution, parent: Option<&Self::Frame>, w: EventId) -> Decision {
+        if let Some(p) = parent {
+            self.derived.copy_from(p, w.index());
+        }
+        let d = fast::add_write(g, &self.statics, &mut self.derived, w.index());
+        debug_assert!(
+            d == Decision::Unknown || (d == Decision::Consistent) == check_full(g).is_ok(),
+            "incremental write check disagrees"
+        );
+        self.known = d == Decision::Consistent;
+        d
+    }
+
     fn consistent(&mut self, g: &Execution) -> bool {
         self.known = false;
         if self.follows(g) {

@@ -3,6 +3,8 @@
 use crate::event::EventId;
 use crate::execution::Execution;
 use crate::relation::BitMatrix;
+use ptxmc_frontend::ir::PhysId;
+use smallvec::SmallVec;
 
 /// Where an edge of the coherence generator comes from.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -85,6 +87,104 @@ pub(crate) fn co_source(exec: &Execution, a: EventId, b: EventId) -> CoSource {
     } else {
         CoSource::Causality
     }
+}
+
+/// The writes of `exec` to the physical location `phys`, initial write
+/// included, as a set of events: `co.words()` words of bits (bit `j % 64`
+/// of word `j / 64` is event `j`).
+pub(crate) fn writes_at(exec: &Execution, phys: PhysId) -> SmallVec<[u64; 2]> {
+    let mut out: SmallVec<[u64; 2]> = smallvec::smallvec![0; exec.co.words()];
+    for (i, e) in exec.events.iter().enumerate() {
+        if e.is_write() && e.loc().is_some_and(|l| l.phys == phys) {
+            out[i / 64] |= 1u64 << (i % 64);
+        }
+    }
+    out
+}
+
+/// Closes the one-word rows `rows` of coherence edges (bit `j` of row `i`:
+/// `i -> j`) transitively among the events of `among` (a set of at most 64
+/// events): afterwards row `a` of each `a` of `among` holds every event of
+/// `among` that `a` reaches through events of `among`.
+///
+/// Coherence relates writes of one location only (8.9.6), so for the writes
+/// of one location this is the transitive closure of every chosen edge,
+/// restricted to them, at the cost of those writes alone (not of the graph).
+pub(crate) fn close_word_rows_among(rows: &mut [u64], among: u64) {
+    let mut ks = among;
+    while ks != 0 {
+        let k = ks.trailing_zeros() as usize;
+        ks &= ks - 1;
+        let rk = rows[k] & among;
+        if rk == 0 {
+            continue;
+        }
+        let mut is = among;
+        while is != 0 {
+            let i = is.trailing_zeros() as usize;
+            is &= is - 1;
+            if rows[i] >> k & 1 == 1 {
+                rows[i] |= rk;
+            }
+        }
+    }
+}
+
+/// The transitive closure of the coherence edges `co` among the events of
+/// `among` (as [`writes_at`] gives them): a relation over the events of
+/// `co` whose pairs between events of `among` are those of the closure of
+/// `co` (every chosen edge relates writes of one location, 8.9.6, so a path
+/// between writes of a location never leaves them); other rows are empty.
+/// Costs `|among|^2` row operations, where the closure of the whole of `co`
+/// costs one per pair of events.
+pub(crate) fn closure_among(co: &BitMatrix, among: &[u64]) -> BitMatrix {
+    let n = co.len();
+    let words = co.words();
+    let members: SmallVec<[usize; 16]> = among
+        .iter()
+        .enumerate()
+        .flat_map(|(k, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    64 * k + b
+                })
+            })
+        })
+        .filter(|&i| i < n)
+        .collect();
+    let mut rows = vec![0u64; n * words];
+    for &a in &members {
+        let row = co.row_words(EventId::new(a));
+        debug_assert!(
+            row.iter().zip(among).all(|(r, m)| r & !m == 0),
+            "a coherence edge between two locations"
+        );
+        for (k, (dst, &src)) in rows[a * words..(a + 1) * words]
+            .iter_mut()
+            .zip(row)
+            .enumerate()
+        {
+            *dst = src & among.get(k).copied().unwrap_or(0);
+        }
+    }
+    for &k in &members {
+        let (kw, kb) = (k / 64, k % 64);
+        if rows[k * words..(k + 1) * words].iter().all(|&w| w == 0) {
+            continue;
+        }
+        for &i in &members {
+            if i != k && rows[i * words + kw] >> kb & 1 == 1 {
+                for j in 0..words {
+                    let v = rows[k * words + j];
+                    rows[i * words + j] |= v;
+                }
+            }
+        }
+    }
+    BitMatrix::from_multiword_rows(n, |x| &rows[x * words..(x + 1) * words])
 }
 
 #[cfg(test)]

@@ -70,6 +70,13 @@ pub(crate) trait Model: Clone + Send {
     /// (then the graph is checked before it is extended).
     fn decide_read(&mut self, g: &Execution, parent: &Self::Frame, r: EventId) -> Decision;
 
+    /// Whether `g`, whose last event is the write `w`, read by no read, is
+    /// consistent, from the relations of `g` without `w` (found consistent):
+    /// at hand, or `parent` when given. Only what the write can break is
+    /// checked (8.10.1, 8.10.3, 8.10.5 on its location, 8.10.6); `Unknown`
+    /// when it cannot tell. Keeps the relations when consistent.
+    fn decide_write(&mut self, g: &Execution, parent: Option<&Self::Frame>, w: EventId) -> Decision;
+
     /// Whether `g` satisfies every axiom of 8.10 with its Fence-SC order
     /// (as far as [`Execution::fence_sc_prefix`] orders it) and barrier
     /// synchronization; keeps no relations.

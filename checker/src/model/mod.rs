@@ -32,7 +32,7 @@
 mod axioms;
 mod causality;
 mod chapter8;
-mod coherence;
+pub(crate) mod coherence;
 mod communication;
 pub(crate) mod consistency;
 pub(crate) mod fast;

@@ -30,7 +30,10 @@ impl Positions {
     /// precede it in causality order, so come before it in coherence
     /// (8.10.1).
     pub(crate) fn of(g: &Execution, id: EventId, ms: &[EventId], forced: u64) -> Self {
-        let reach = Reach::of(&g.co);
+        let loc = g.events[id.index()]
+            .loc()
+            .expect("a write has a location");
+        let reach = Reach::of(&g.co, &super::coherence::writes_at(g, loc.phys));
         let mut list = coherence_positions(g, &reach, ms, rmw_source(g, id), forced);
         // RMW atomicity (8.10.3) for the RMWs already in the graph: the new
         // write, morally strong with both halves of one, cannot come after
@@ -182,16 +185,21 @@ enum Reach {
 }
 
 impl Reach {
-    fn of(co: &BitMatrix) -> Self {
-        let n = co.len();
-        if n > fast::MAX_EVENTS {
-            return Self::Matrix(co.transitive_closure());
+    /// Among the writes of `among` (those of one location,
+    /// [`super::coherence::writes_at`]), which the queries are about.
+    pub(super) fn of(co: &BitMatrix, among: &[u64]) -> Self {
+        if co.len() > fast::MAX_EVENTS {
+            return Self::Matrix(super::coherence::closure_among(co, among));
         }
         let mut rows: Box<fast::Rows> = Box::new([0; fast::MAX_EVENTS]);
-        for (a, row) in rows.iter_mut().enumerate().take(n) {
-            *row = co.row_word(EventId::new(a), 0);
+        let among = among.first().copied().unwrap_or(0);
+        let mut m = among;
+        while m != 0 {
+            let a = m.trailing_zeros() as usize;
+            m &= m - 1;
+            rows[a] = co.row_word(EventId::new(a), 0);
         }
-        fast::close(&mut rows, n);
+        super::coherence::close_word_rows_among(&mut rows[..], among);
         Self::Rows(rows)
     }
 

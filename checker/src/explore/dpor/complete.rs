@@ -8,6 +8,10 @@ impl<'a> Dpor<'a> {
     /// synchronization that every completion will have (barriers without a
     /// thread count; counted barriers add edges only at completion).
     pub(super) fn consistent(&self, s: &mut State) -> bool {
+        if s.model.known() && s.barriers == 0 && s.fences_sc < 2 {
+            // Found consistent incrementally ([`Model::decide_write`]).
+            return true;
+        }
         s.model.forget();
         if s.model.follows(&s.exec) && s.barriers == 0 && s.fences_sc < 2 {
             return s.model.decide(&s.exec);
@@ -45,7 +49,9 @@ impl<'a> Dpor<'a> {
         // consistent by the fast path with no barrier synchronization and the
         // Fence-SC order of its one fence.sc if any: the choices `finish`
         // tries first.
-        let relations = if check && simple {
+        let relations = if check && simple && s.model.known() {
+            true
+        } else if check && simple {
             if !s.model.decide(&s.exec) {
                 w.out.stats.pruned += 1;
                 return Ok(());

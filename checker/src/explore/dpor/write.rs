@@ -19,6 +19,10 @@ impl<'a> Dpor<'a> {
         let forced = s
             .model
             .causal_writes_before(&s.exec, t, &ev, self.issues_async[t]);
+        // The relations of the graph, when at hand: each child read by no
+        // waiting read is checked by extending them ([`Model::decide_write`]).
+        let n0 = s.exec.len();
+        let relations = s.model.known() && s.barriers == 0 && s.fences_sc < 2;
         let id = push_event(s, t, ev, None);
         s.states[t].commit(id, None);
         // The writes the new one is ordered with in coherence (8.9.6).
@@ -94,6 +98,9 @@ impl<'a> Dpor<'a> {
                 })
             })
             .collect();
+        // (With one child, extended in place: the model still holds them.)
+        let single = positions.list.len() == 1 && readers.is_empty();
+        let parent = (relations && !single).then(|| s.model.save(n0));
         let node_state = s.save(t);
         let pending = s.pending.clone();
         let waiting = s.waiting.clone();
@@ -176,6 +183,9 @@ impl<'a> Dpor<'a> {
                         }
                     }
                     s.model.forget();
+                    if relations && mask == 0 {
+                        s.model.decide_write(&s.exec, parent.as_ref(), id);
+                    }
                     res = if this.satisfiable(s) && this.fair_so_far(s, w) {
                         s.states[t].clone_from(&node_state);
                         this.visit(s, w, !(settled_write && mask == 0), parts)
@@ -216,6 +226,9 @@ impl<'a> Dpor<'a> {
         }
         pop_event(s, t);
         s.recycle(node_state);
+        if let Some(p) = parent {
+            s.model.recycle(p);
+        }
         r
     }
 

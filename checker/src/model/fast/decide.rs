@@ -6,7 +6,9 @@
 // better than zipped iterators over several arrays.
 #![allow(clippy::needless_range_loop)]
 
-use super::set::{acyclic, close, close_acyclic, union_rows, Rows, SearchSpace, Set};
+use super::set::{
+    acyclic, acyclic_among, close, close_acyclic, union_rows, Rows, SearchSpace, Set,
+};
 use super::statics::StaticsW;
 use super::Decision;
 use crate::event::{EventId, EventKind};
@@ -553,6 +555,186 @@ pub(crate) fn add_read_w<const W: usize>(
             frontier = next & !reached;
             reached |= next;
         }
+    }
+    Decision::Consistent
+}
+
+/// Extends `d`, the relations of a consistent execution, to the same
+/// execution with one more event: the write `w`, the last event of `exec`
+/// and of its thread, read by no read, with its coherence edges chosen
+/// (`exec.co`). Decides the axioms of 8.10 for the result as [`decide_w`]
+/// would, and leaves the same relations in `d`.
+///
+/// Why this is all that changes: `w` is the last event of every order it
+/// takes part in but coherence. It has no program-order successor, is read
+/// by nobody (so it ends no observation chain and makes no release pattern
+/// observed, 8.9.2, 8.9.4), and no synchronization ends at a write (acquire
+/// patterns end at reads and fences, 8.8; barriers and Fence-SC pairs are
+/// ruled out by the preconditions), so base causality and causality only
+/// gain the column `w` (8.9.5), and reads-from, observation and
+/// synchronization do not change. Coherence (8.9.6) gains `w` between the
+/// writes that come before it (chosen edges, the initial write, writes that
+/// precede it in causality, 8.10.1) and those after it, and from-reads
+/// follows for the reads of the writes before it. So the axioms can only
+/// break through coherence: a cycle through `w` (8.10.1), an RMW whose
+/// source is before `w` (8.10.3), a read from-reading a write that precedes
+/// it (8.10.6), or a cycle of `po-loc ∪ (ms ∩ com)` on `w`'s location
+/// (8.10.5); No-Thin-Air cannot (`w` has no outgoing `rf` or `dep` edge).
+///
+/// Preconditions, checked (else `Unknown`): `d` holds the relations that
+/// [`decide_w`] found consistent for `exec` without `w`, at most one
+/// `fence.sc` in the Fence-SC order, no barrier synchronization, no proxy
+/// conversions or alias fences.
+pub(crate) fn add_write_w<const W: usize>(
+    exec: &Execution,
+    st: &StaticsW<W>,
+    d: &mut DerivedW<W>,
+    w: usize,
+) -> Decision {
+    let n = st.n;
+    let id = EventId::new(w);
+    if n != w + 1
+        || exec.len() != n
+        || exec.rf.len() != n
+        || exec.co.len() != n
+        || exec.fence_sc.len() > 1
+        || !exec.barrier_sync.is_empty()
+        || !st.writes.has(w)
+        || st.inits.has(w)
+        || !st.alias_fences.is_empty()
+        || n > Set::<W>::CAPACITY
+        || st.conv_fences.any(|f| !st.conv[f].is_empty())
+        || exec.rf.contains(&Some(id))
+    {
+        return Decision::Unknown;
+    }
+    d.ensure(n);
+    let b = Set::<W>::bit(w);
+    let DerivedW {
+        rf,
+        obs,
+        sync,
+        base,
+        causality,
+        co,
+        fr,
+        scratch_a,
+        space,
+        ..
+    } = d;
+    let cap = Set::<W>::CAPACITY;
+    let (rf, obs, sync, base, causality, co, fr, loc_rel) = (
+        &mut rf[..cap],
+        &mut obs[..cap],
+        &mut sync[..cap],
+        &mut base[..cap],
+        &mut causality[..cap],
+        &mut co[..cap],
+        &mut fr[..cap],
+        &mut scratch_a[..cap],
+    );
+    let (po, ms, rmw, direct, same_loc) = (
+        &st.po[..n],
+        &st.ms[..n],
+        &st.rmw[..n],
+        &st.direct[..n],
+        &st.same_loc[..n],
+    );
+    rf[w] = Set::EMPTY;
+    obs[w] = Set::EMPTY;
+    sync[w] = Set::EMPTY;
+    base[w] = Set::EMPTY;
+    causality[w] = Set::EMPTY;
+    fr[w] = Set::EMPTY;
+    // Base causality (8.9.5) into w: its program-order predecessors and
+    // what precedes them.
+    let mut preds = Set::<W>::EMPTY;
+    for x in 0..w {
+        if po[x].has(w) {
+            preds |= bit(x);
+        }
+    }
+    let mut into = preds;
+    for x in 0..w {
+        if into.has(x) || base[x].meets(&preds) {
+            base[x] |= b;
+            into |= bit(x);
+        }
+    }
+    // Causality (8.9.5) into w: P (the direct cases between memory
+    // operations, symmetric; base causality from any other event), and
+    // observation followed by P.
+    let pcol = into & (!st.thread_mem | direct[w]);
+    for x in 0..w {
+        if pcol.has(x) || obs[x].meets(&pcol) {
+            causality[x] |= b;
+        }
+    }
+    // Coherence (8.9.6): the writes right before w (the initial write,
+    // chosen edges, causality between overlapping writes, 8.10.1) and
+    // right after it (chosen edges); then the closure, which w extends by
+    // the writes before it times the writes after it.
+    let loc_writes = st.writes & same_loc[w] & !b;
+    let mut cin = st.inits & loc_writes;
+    for x in loc_writes.iter() {
+        if causality[x].has(w) || exec.co.contains(EventId::new(x), id) {
+            cin |= bit(x);
+        }
+    }
+    let cout = Set::<W>::from_words(exec.co.row_words(id)) & loc_writes;
+    let mut succ = cout;
+    for m in cout.iter() {
+        succ |= co[m];
+    }
+    let mut pred = cin;
+    for y in loc_writes.iter() {
+        if co[y].meets(&cin) {
+            pred |= bit(y);
+        }
+    }
+    if succ.meets(&pred) {
+        return Decision::Inconsistent;
+    }
+    co[w] = succ;
+    for y in pred.iter() {
+        co[y] |= b | succ;
+    }
+    // From-reads (8.9.7 item 3) of the reads of the writes before w, and
+    // Causality (8.10.6) for them: the only reads whose from-reads changed
+    // (causality gained only the column w, and w precedes nothing).
+    for r in st.reads.iter() {
+        let Some(src) = exec.rf[r] else { continue };
+        if !pred.has(src.index()) {
+            continue;
+        }
+        fr[r] = co[src.index()];
+        let overlapping = fr[r] & same_loc[r];
+        if overlapping.any(|x| causality[x].has(r)) {
+            return Decision::Inconsistent;
+        }
+    }
+    // RMW atomicity (8.10.3) for the RMWs whose coherence rows changed:
+    // those whose source is before w, and w's own read half.
+    for ar in st.reads.iter() {
+        let Some(aw) = rmw[ar].last() else { continue };
+        let Some(w0) = exec.rf[ar] else { continue };
+        if !(pred.has(w0.index()) || aw == w) {
+            continue;
+        }
+        let between = co[w0.index()] & ms[aw] & ms[ar] & !bit(aw);
+        if between.any(|x| co[x].has(aw)) {
+            return Decision::Inconsistent;
+        }
+    }
+    // SC per location (8.10.5) on w's location, the only one whose
+    // `po-loc ∪ (ms ∩ com)` changed; cyclic: the full check decides.
+    let at = same_loc[w] & st.thread_mem;
+    for a in at.iter() {
+        let com = rf[a] | co[a] | fr[a];
+        loc_rel[a] = (po[a] | (ms[a] & com)) & at;
+    }
+    if !acyclic_among(loc_rel, n, at, space) {
+        return Decision::Unknown;
     }
     Decision::Consistent
 }

@@ -50,7 +50,7 @@ use crate::event::EventId;
 use crate::execution::Execution;
 use crate::model::Relations;
 use crate::relation::BitMatrix;
-use decide::{add_read_w, decide_w, preceding_w, DerivedW};
+use decide::{add_read_w, add_write_w, decide_w, preceding_w, DerivedW};
 use set::Set;
 use smallvec::SmallVec;
 use statics::StaticsW;
@@ -64,21 +64,6 @@ pub(crate) const MAX_WIDE_EVENTS: usize = 2048;
 
 /// One-word rows: bit `j` of row `i` is the pair `i -> j`.
 pub(crate) type Rows = [u64; MAX_EVENTS];
-
-/// Transitive closure of the first `n` one-word rows in place (Warshall).
-pub(crate) fn close(rows: &mut Rows, n: usize) {
-    for k in 0..n {
-        let rk = rows[k];
-        if rk == 0 {
-            continue;
-        }
-        for r in rows.iter_mut().take(n) {
-            if *r >> k & 1 == 1 {
-                *r |= rk;
-            }
-        }
-    }
-}
 
 /// A set of events handed to the explorer: the words of a row (bit `j % 64`
 /// of word `j / 64` is event `j`), inline up to 128 events.
@@ -594,6 +579,12 @@ pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decisio
 /// the last event of `exec` ([`decide::add_read_w`]).
 pub(crate) fn add_read(exec: &Execution, st: &Statics, d: &mut Derived, r: usize) -> Decision {
     with_pair!(st, d, r, s, d => add_read_w(exec, s, d, r))
+}
+
+/// Extends `d`, the relations of a consistent execution, by the write `w`,
+/// the last event of `exec`, read by nobody ([`decide::add_write_w`]).
+pub(crate) fn add_write(exec: &Execution, st: &Statics, d: &mut Derived, w: usize) -> Decision {
+    with_pair!(st, d, w, s, d => add_write_w(exec, s, d, w))
 }
 
 /// The events that precede event `r` in causality order (8.9.5), in the

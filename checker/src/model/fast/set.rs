@@ -281,6 +281,19 @@ fn post_order<const W: usize>(
     rows: &[Set<W>],
     n: usize,
     space: &mut SearchSpace<W>,
+    closed: impl FnMut(usize),
+) -> bool {
+    post_order_from(rows, n, Set::below(n), space, closed)
+}
+
+/// [`post_order`] from the events of `roots` only (all of them, and the
+/// events they reach, are left).
+#[inline(always)]
+fn post_order_from<const W: usize>(
+    rows: &[Set<W>],
+    n: usize,
+    roots: Set<W>,
+    space: &mut SearchSpace<W>,
     mut closed: impl FnMut(usize),
 ) -> bool {
     let stack = &mut space.stack;
@@ -289,7 +302,7 @@ fn post_order<const W: usize>(
     }
     // invariant: each event is on the stack at most once, so depth <= n.
     let stack = &mut stack[..n];
-    let all = Set::<W>::below(n);
+    let all = roots;
     let mut seen = Set::<W>::EMPTY;
     let mut open = Set::<W>::EMPTY;
     while let Some(root) = (all & !seen).first() {
@@ -332,6 +345,18 @@ pub(crate) fn close_acyclic<const W: usize>(
     space: &mut SearchSpace<W>,
 ) -> bool {
     post_order(gen, n, space, |v| out[v] = gen[v] | union_rows(out, gen[v]))
+}
+
+/// Whether the relation over the first `n` rows, whose edges all lie
+/// between events of `among`, is acyclic: a depth-first search from those
+/// events only (the rows of the others are not read).
+pub(crate) fn acyclic_among<const W: usize>(
+    rows: &[Set<W>],
+    n: usize,
+    among: Set<W>,
+    space: &mut SearchSpace<W>,
+) -> bool {
+    post_order_from(rows, n, among & Set::below(n), space, |_| {})
 }
 
 /// Whether the relation over the first `n` rows is acyclic (a depth-first

@@ -328,3 +328,52 @@ fn adding_a_read_agrees_with_deciding_from_scratch() {
     eprintln!("add_read: {same} consistent, {pruned} inconsistent, {unknown} unknown");
     assert!(same > 500 && pruned > 100, "{same} {pruned} {unknown}");
 }
+
+#[test]
+fn adding_a_write_agrees_with_deciding_from_scratch() {
+    let mut rng = Rng(0x6a09_e667_f3bc_c909);
+    let (mut same, mut pruned, mut unknown, mut missed) = (0, 0, 0, 0);
+    for case in 0..40_000 {
+        let mut exec = random_execution(&mut rng);
+        let w = exec.len() - 1;
+        if !exec.event(EventId::new(w)).is_write() {
+            continue;
+        }
+        // Read by nobody (the case `add_write` is for).
+        for src in exec.rf.iter_mut() {
+            if *src == Some(EventId::new(w)) {
+                *src = None;
+            }
+        }
+        exec.fence_sc.truncate(1);
+        exec.barrier_sync.clear();
+        let before = prefix(&exec, w);
+        let st0 = Statics::new(&before).unwrap();
+        let mut d = Derived::new();
+        if decide(&before, &st0, &mut d) != Decision::Consistent {
+            continue;
+        }
+        let st = Statics::new(&exec).unwrap();
+        let mut fresh = Derived::new();
+        let expected = decide(&exec, &st, &mut fresh);
+        match add_write(&exec, &st, &mut d, w) {
+            Decision::Consistent => {
+                same += 1;
+                assert_eq!(expected, Decision::Consistent, "case {case}");
+                let n = exec.len();
+                let (a, b) = (relations(n, &st, &d), relations(n, &st, &fresh));
+                assert!(relations_eq(&a, &b), "case {case}: relations differ");
+            }
+            Decision::Inconsistent => {
+                pruned += 1;
+                assert_eq!(expected, Decision::Inconsistent, "case {case}");
+            }
+            Decision::Unknown => {
+                unknown += 1;
+                missed += usize::from(expected != Decision::Unknown);
+            }
+        }
+    }
+    eprintln!("add_write: {same} consistent, {pruned} inconsistent, {unknown} unknown ({missed} decided from scratch)");
+    assert!(same > 500 && pruned > 100, "{same} {pruned} {unknown}");
+}
