@@ -15,6 +15,7 @@ mod multimem;
 mod opcode;
 mod operand;
 mod packed;
+mod ptx_bits;
 mod ptx_forms;
 mod special;
 mod threads;
