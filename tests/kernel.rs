@@ -90,6 +90,31 @@ fn a_bad_launch_is_an_error_at_the_ptx_position() {
     );
 }
 
+/// Golden errors (`tests/golden/kernel/`): each `NAME.launch` (with its
+/// module) is refused with exit code 2 and the one line of `NAME.expected`,
+/// `file:line:col: reason`.
+#[test]
+fn bad_kernels_get_their_golden_errors() {
+    let dir = root().join("tests/golden/kernel");
+    let mut launches: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/golden/kernel")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "launch"))
+        .collect();
+    launches.sort();
+    assert!(launches.len() >= 4, "{launches:?}");
+    for l in launches {
+        let rel = l.strip_prefix(root()).expect("inside the repository");
+        let o = ptxmc(&["run", rel.to_str().expect("utf-8 path")]);
+        assert_eq!(o.status.code(), Some(2), "{}: {}", rel.display(), stdout(&o));
+        let want = std::fs::read_to_string(l.with_extension("expected")).expect("NAME.expected");
+        let err = stderr(&o);
+        assert_eq!(err.trim_end(), want.trim_end(), "{}", rel.display());
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}
+
 /// The `.ptx` files of `corpus/kernels/` are the compiler's output for their
 /// `.cu` sources (command in `corpus/kernels/README.md`): regenerated and
 /// compared when `clang-19` is installed, skipped visibly otherwise.

@@ -147,15 +147,20 @@ fn read_launch(src: &str, file: &str) -> Result<Launch, KernelError> {
             "threads" => {
                 l.threads_line = n;
                 let mut v = Vec::new();
-                for t in rest.split(',').map(str::trim) {
+                // The column of each listed thread (`threads` and one space before `rest`).
+                let mut col = raw.find(rest).map_or(1, |i| i as u32 + 1);
+                for piece in rest.split(',') {
+                    let t = piece.trim();
+                    let at = col + (piece.len() - piece.trim_start().len()) as u32;
+                    col += piece.len() as u32 + 1;
                     let parsed = t
                         .split_once(':')
                         .and_then(|(c, i)| Some((c.trim().parse().ok()?, i.trim().parse().ok()?)));
                     let Some(ct) = parsed else {
-                        return Err(err(file, n, 1, format!("expected `CTA:TID`, found `{t}`")));
+                        return Err(err(file, n, at, format!("expected `CTA:TID`, found `{t}`")));
                     };
                     if v.contains(&ct) {
-                        return Err(err(file, n, 1, format!("thread `{t}` is named twice")));
+                        return Err(err(file, n, at, format!("thread `{t}` is named twice")));
                     }
                     v.push(ct);
                 }
@@ -266,7 +271,14 @@ pub fn parse_launch(
             .ok_or_else(|| err(file, *n, 7, format!("`{mpath}` has no `.entry {name}`")))?,
         None => match m.entries.as_slice() {
             [e] => e,
-            [] => return Err(err(&mpath, 1, 1, "the module has no `.entry`")),
+            [] => {
+                return Err(err(
+                    file,
+                    mline,
+                    8,
+                    format!("`{mpath}` has no `.entry` (a kernel to launch)"),
+                ))
+            }
             _ => {
                 return Err(err(
                     file,
@@ -553,7 +565,7 @@ mod tests {
         );
         assert_eq!(
             e("KERNEL k\nmodule k.ptx\ngrid 2\nthreads 0:0, 0:0\nexists (buf == 1)\n"),
-            "k.launch:4:1: thread `0:0` is named twice"
+            "k.launch:4:14: thread `0:0` is named twice"
         );
         assert!(e("KERNEL k\nmodule m.ptx\nexists (x == 1)\n")
             .starts_with("k.launch:2:8: cannot read `m.ptx`"));

@@ -279,6 +279,13 @@ fn signature(text: &str) -> Option<(String, Vec<String>)> {
     Some((name, params))
 }
 
+/// The words a variable declaration may hold before its name.
+const VAR_WORDS: &[&str] = &[
+    ".visible", ".extern", ".weak", ".common", ".global", ".shared", ".align", ".v2", ".v4", ".b8",
+    ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f16",
+    ".f32", ".f64", ".pred",
+];
+
 /// `.visible .global .align 4 .u32 name{[N]}{ = V}`.
 pub(super) fn var(text: &str, shared: bool, pos: Pos) -> Result<Var, String> {
     let (decl, init) = match text.split_once('=') {
@@ -291,6 +298,21 @@ pub(super) fn var(text: &str, shared: bool, pos: Pos) -> Result<Var, String> {
         .filter(|n| !n.starts_with('.'))
         .ok_or_else(|| format!("cannot read the variable of `{text}`"))?;
     let name = name.split('[').next().unwrap_or(name).to_string();
+    let words: Vec<&str> = decl.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate().take(words.len().saturating_sub(1)) {
+        let after_align = i > 0 && words[i - 1] == ".align";
+        if !(after_align && w.parse::<u32>().is_ok()) && !VAR_WORDS.contains(w) {
+            let why = if matches!(*w, ".texref" | ".samplerref" | ".surfref") {
+                "textures, samplers and surfaces are outside the model"
+            } else {
+                "not a state space, alignment or integer type"
+            };
+            return Err(format!(
+                "unsupported `{}` in a variable declaration ({why})",
+                w.chars().take(40).collect::<String>()
+            ));
+        }
+    }
     // A PTX identifier (`[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`).
     let ident = name
         .chars()
@@ -381,6 +403,11 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "m.ptx:2:1: unsupported module directive `.tex`"
+        );
+        let e = read(".global .texref t;\n", "m.ptx").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "m.ptx:1:1: unsupported `.texref` in a variable declaration (textures, samplers and surfaces are outside the model)"
         );
         let e = read(".entry k()\n{\n ret;\n", "m.ptx").unwrap_err();
         assert!(
