@@ -107,7 +107,13 @@ fn bad_kernels_get_their_golden_errors() {
     for l in launches {
         let rel = l.strip_prefix(root()).expect("inside the repository");
         let o = ptxmc(&["run", rel.to_str().expect("utf-8 path")]);
-        assert_eq!(o.status.code(), Some(2), "{}: {}", rel.display(), stdout(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{}: {}",
+            rel.display(),
+            stdout(&o)
+        );
         let want = std::fs::read_to_string(l.with_extension("expected")).expect("NAME.expected");
         let err = stderr(&o);
         assert_eq!(err.trim_end(), want.trim_end(), "{}", rel.display());
