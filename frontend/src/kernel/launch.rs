@@ -333,6 +333,8 @@ pub fn parse_launch(
             }
         },
     };
+    // `.func` calls inlined (`inline.rs`).
+    let body = super::inline::inline_calls(&entry.body, &m.funcs, &mpath)?;
     // Threads.
     let ctas = l.grid;
     let launched = u64::from(ctas) * u64::from(l.block);
@@ -393,7 +395,7 @@ pub fn parse_launch(
     // `.shared` variables declared in the entry (clang's "demoted" ones) are
     // per-CTA locations like the module's.
     let mut vars = m.vars.clone();
-    for stmt in &entry.body {
+    for stmt in &body {
         if stmt.text.starts_with(".shared") {
             let v = module::var(&stmt.text, true, stmt.pos)
                 .map_err(|why| err(&mpath, stmt.pos.line, stmt.pos.col, why))?;
@@ -473,17 +475,9 @@ pub fn parse_launch(
         .collect();
     lines.push((format!(" {} ;", header.join(" | ")), Origin::Launch(1)));
     // The rows: one per body statement, the same statement in every column.
-    for stmt in &entry.body {
+    for stmt in &body {
         let text = stmt.text.as_str();
         let first = text.split_whitespace().next().unwrap_or("");
-        if first == "call" || first.starts_with("call.") {
-            return Err(err(
-                &mpath,
-                stmt.pos.line,
-                stmt.pos.col,
-                "`call` is not supported: kernel mode does not inline `.func` calls",
-            ));
-        }
         if first.starts_with(".shared") {
             continue;
         }

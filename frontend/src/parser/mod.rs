@@ -17,7 +17,7 @@ mod operand;
 mod packed;
 mod ptx_bits;
 mod ptx_forms;
-mod special;
+pub(crate) mod special;
 mod threads;
 
 use crate::error::{ParseError, ParseErrorKind};

@@ -62,7 +62,7 @@ impl SpecialFields {
 }
 
 /// Whether `name` (with its `%`) is a special register this module reads.
-pub(super) fn is_special(name: &str) -> bool {
+pub(crate) fn is_special(name: &str) -> bool {
     let Some(body) = name.strip_prefix('%') else {
         return false;
     };
