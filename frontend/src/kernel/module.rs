@@ -339,7 +339,8 @@ pub(super) fn var(text: &str, shared: bool, pos: Pos) -> Result<Var, String> {
     let words: Vec<&str> = decl.split_whitespace().collect();
     for (i, w) in words.iter().enumerate().take(words.len().saturating_sub(1)) {
         let after_align = i > 0 && words[i - 1] == ".align";
-        if !(after_align && w.parse::<u32>().is_ok()) && !VAR_WORDS.contains(w) {
+        let known = VAR_WORDS.contains(w) || (after_align && w.parse::<u32>().is_ok());
+        if !known {
             let why = if matches!(*w, ".texref" | ".samplerref" | ".surfref") {
                 "textures, samplers and surfaces are outside the model"
             } else {
