@@ -19,7 +19,7 @@ fn kernels_get_their_verdicts_with_both_strategies() {
         ]);
         let out = stdout(&o);
         assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
-        assert!(out.contains("Summary: 10 tests: 10 ok"), "{out}");
+        assert!(out.contains("Summary: 13 tests: 13 ok"), "{out}");
         assert!(
             out.contains("Observation mp-threadfence Always 1 0"),
             "{out}"
@@ -28,7 +28,7 @@ fn kernels_get_their_verdicts_with_both_strategies() {
             out.contains("Observation mp-volatile-nofence Sometimes 1 1"),
             "{out}"
         );
-        assert!(out.contains("expectations: matched 20 of 20"), "{out}");
+        assert!(out.contains("expectations: matched 26 of 26"), "{out}");
         // The miscompilation: broken in LLVM 22's PTX, correct as the source asks.
         assert!(
             out.contains("Observation mp-fetch-add-acq-rel.llvm22 Sometimes 1 1"),
@@ -36,6 +36,16 @@ fn kernels_get_their_verdicts_with_both_strategies() {
         );
         assert!(
             out.contains("Observation mp-fetch-add-acq-rel.intended Never 0 1"),
+            "{out}"
+        );
+        // LLVM 22's release/acquire flag (st.release.sys / ld.acquire.sys) publishes the data.
+        assert!(
+            out.contains("Observation mp-acquire-release.llvm22 Always 1 0"),
+            "{out}"
+        );
+        // Two noinline device functions (call.uni), inlined.
+        assert!(
+            out.contains("Observation mp-noinline-calls Always 1 0"),
             "{out}"
         );
         // The sample's threadFenceReduction reads stale partial sums without a
@@ -53,6 +63,7 @@ fn kernels_get_their_verdicts_with_both_strategies() {
         for idiom in [
             "grid-barrier",
             "threadfence-reduction-acquire",
+            "reduction-array-walk",
             "decoupled-lookback",
         ] {
             assert!(
@@ -83,6 +94,37 @@ fn a_bad_launch_is_an_error_at_the_ptx_position() {
         all.contains("k.ptx:4:22: cannot resolve the address `[%rd9]`"),
         "{all}"
     );
+}
+
+/// Golden errors (`tests/golden/kernel/`): each `NAME.launch` (with its
+/// module) is refused with exit code 2 and the one line of `NAME.expected`,
+/// `file:line:col: reason`.
+#[test]
+fn bad_kernels_get_their_golden_errors() {
+    let dir = root().join("tests/golden/kernel");
+    let mut launches: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/golden/kernel")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "launch"))
+        .collect();
+    launches.sort();
+    assert!(launches.len() >= 4, "{launches:?}");
+    for l in launches {
+        let rel = l.strip_prefix(root()).expect("inside the repository");
+        let o = ptxmc(&["run", rel.to_str().expect("utf-8 path")]);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{}: {}",
+            rel.display(),
+            stdout(&o)
+        );
+        let want = std::fs::read_to_string(l.with_extension("expected")).expect("NAME.expected");
+        let err = stderr(&o);
+        assert_eq!(err.trim_end(), want.trim_end(), "{}", rel.display());
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
 }
 
 /// The `.ptx` files of `corpus/kernels/` are the compiler's output for their
@@ -180,12 +222,12 @@ fn every_command_reads_launch_files() {
     // `parse`, `run --model A,B` and `explain` take launch files as `run` does.
     let o = ptxmc(&["parse", "corpus/kernels", "--quiet"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("parsed 10, failed 0"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("parsed 13, failed 0"), "{}", stdout(&o));
     let o = ptxmc(&["run", "corpus/kernels", "--model", "spec,dat3m", "-q"]);
     let out = stdout(&o);
     assert!(!stderr(&o).contains("parse error"), "{}", stderr(&o));
     assert!(
-        out.contains("Models spec, dat3m: 0 of 10 tests differ"),
+        out.contains("Models spec, dat3m: 0 of 13 tests differ"),
         "{out}"
     );
     let o = ptxmc(&[

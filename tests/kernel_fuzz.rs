@@ -2,7 +2,8 @@
 //! mutations of the corpus kernels' launch files and `.ptx` modules never
 //! panic, and every rejection is one line that names the launch file or the
 //! module with a line and a column inside it. Deterministic (a fixed seed per
-//! file), and fast: a few thousand parses.
+//! file), and fast: a few thousand parses (`PTXMC_FUZZ_ROUNDS=N` runs `N`
+//! mutations of each reader per file instead of 100).
 
 use ptxmc_frontend::kernel::parse_launch;
 use std::path::Path;
@@ -90,7 +91,11 @@ fn mutated_launches_and_modules_never_panic_and_errors_have_positions() {
         .collect();
     launches.sort();
     assert!(launches.len() >= 10, "{launches:?}");
-    const PER_FILE: usize = 100;
+    // `PTXMC_FUZZ_ROUNDS=N` for a longer run (mutations per file and reader).
+    let per_file: usize = std::env::var("PTXMC_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
     let (mut parsed, mut rejected) = (0usize, 0usize);
     for (k, path) in launches.iter().enumerate() {
         let launch = std::fs::read_to_string(path).expect("launch");
@@ -102,7 +107,7 @@ fn mutated_launches_and_modules_never_panic_and_errors_have_positions() {
         let module = std::fs::read_to_string(dir.join(&module_name)).expect("module");
         let launch_name = path.file_name().and_then(|n| n.to_str()).expect("name");
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (k as u64 + 1).wrapping_mul(0x1234_5678_9abc));
-        for i in 0..2 * PER_FILE {
+        for i in 0..2 * per_file {
             // Even rounds mutate the module, odd ones the launch.
             let (l_src, m_src) = if i % 2 == 0 {
                 let m = mutate(module.as_bytes(), &mut rng);

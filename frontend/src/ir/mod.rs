@@ -316,7 +316,7 @@ impl FenceKind {
     }
 }
 
-pub use ops::{extend, BinOp, CmpOp, Operand};
+pub use ops::{extend, BinOp, CmpOp, Operand, PrmtMode};
 
 /// Barrier instructions (8.9.4 items 2 and 3).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

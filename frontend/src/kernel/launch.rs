@@ -21,9 +21,15 @@ struct Launch {
     docs: Vec<String>,
     module: Option<(String, u32)>,
     entry: Option<(String, u32)>,
+    /// CTAs, all dimensions together (`grid_dim`'s product).
     grid: u32,
+    /// `grid X{xY{xZ}}`: the CTAs per dimension.
+    grid_dim: [u32; 3],
     cluster: Option<u32>,
+    /// Threads per CTA, all dimensions together (`block_dim`'s product).
     block: u32,
+    /// `block X{xY{xZ}}`: the threads per dimension.
+    block_dim: [u32; 3],
     /// `(cta, tid)` of the threads that run, in order; `None`: all.
     threads: Option<Vec<(u32, u32)>>,
     /// The lines of `threads` and `grid`.
@@ -85,7 +91,9 @@ fn init_entries(l: &mut Launch, body: &str, file: &str, n: u32) -> Result<(), Ke
 fn read_launch(src: &str, file: &str) -> Result<Launch, KernelError> {
     let mut l = Launch {
         grid: 1,
+        grid_dim: [1; 3],
         block: 1,
+        block_dim: [1; 3],
         ..Launch::default()
     };
     let mut lines = src.lines().enumerate().peekable();
@@ -129,33 +137,74 @@ fn read_launch(src: &str, file: &str) -> Result<Launch, KernelError> {
                 )
             })
         };
+        // `X`, `XxY` or `XxYxZ`, each positive, the product at most `u32::MAX`.
+        let dims = |what: &str, v: &str| -> Result<[u32; 3], KernelError> {
+            let parts: Vec<&str> = v.split('x').collect();
+            if parts.len() > 3 {
+                return Err(err(
+                    file,
+                    n,
+                    1,
+                    format!(
+                        "`{what}` takes at most 3 dimensions (`X`, `XxY` or `XxYxZ`), found `{v}`"
+                    ),
+                ));
+            }
+            let mut d = [1u32; 3];
+            for (i, p) in parts.iter().enumerate() {
+                d[i] = number(what, p)?;
+            }
+            if d.iter().try_fold(1u32, |a, &x| a.checked_mul(x)).is_none() {
+                return Err(err(file, n, 1, format!("`{what} {v}` is too large")));
+            }
+            Ok(d)
+        };
         match word {
             "module" => l.module = Some((rest.to_string(), n)),
             "entry" => l.entry = Some((rest.to_string(), n)),
             "grid" => {
                 l.grid_line = n;
                 let mut it = rest.split_whitespace();
-                l.grid = number("grid", it.next().unwrap_or(""))?;
-                match (it.next(), it.next()) {
-                    (None, _) => {}
-                    (Some("cluster"), Some(k)) => l.cluster = Some(number("cluster", k)?),
+                l.grid_dim = dims("grid", it.next().unwrap_or(""))?;
+                l.grid = l.grid_dim.iter().product();
+                match (it.next(), it.next(), it.next()) {
+                    (None, _, _) => {}
+                    (Some("cluster"), Some(k), None) if l.grid_dim[1..] == [1, 1] => {
+                        l.cluster = Some(number("cluster", k)?)
+                    }
+                    (Some("cluster"), Some(_), None) => {
+                        return Err(err(
+                            file,
+                            n,
+                            1,
+                            "clusters need a one-dimensional grid (`grid C cluster K`)",
+                        ))
+                    }
                     _ => return Err(err(file, n, 1, "expected `grid C` or `grid C cluster K`")),
                 }
             }
-            "block" => l.block = number("block", rest)?,
+            "block" => {
+                l.block_dim = dims("block", rest)?;
+                l.block = l.block_dim.iter().product();
+            }
             "threads" if rest == "all" => l.threads = None,
             "threads" => {
                 l.threads_line = n;
                 let mut v = Vec::new();
-                for t in rest.split(',').map(str::trim) {
+                // The column of each listed thread (`threads` and one space before `rest`).
+                let mut col = raw.find(rest).map_or(1, |i| i as u32 + 1);
+                for piece in rest.split(',') {
+                    let t = piece.trim();
+                    let at = col + (piece.len() - piece.trim_start().len()) as u32;
+                    col += piece.len() as u32 + 1;
                     let parsed = t
                         .split_once(':')
                         .and_then(|(c, i)| Some((c.trim().parse().ok()?, i.trim().parse().ok()?)));
                     let Some(ct) = parsed else {
-                        return Err(err(file, n, 1, format!("expected `CTA:TID`, found `{t}`")));
+                        return Err(err(file, n, at, format!("expected `CTA:TID`, found `{t}`")));
                     };
                     if v.contains(&ct) {
-                        return Err(err(file, n, 1, format!("thread `{t}` is named twice")));
+                        return Err(err(file, n, at, format!("thread `{t}` is named twice")));
                     }
                     v.push(ct);
                 }
@@ -266,7 +315,14 @@ pub fn parse_launch(
             .ok_or_else(|| err(file, *n, 7, format!("`{mpath}` has no `.entry {name}`")))?,
         None => match m.entries.as_slice() {
             [e] => e,
-            [] => return Err(err(&mpath, 1, 1, "the module has no `.entry`")),
+            [] => {
+                return Err(err(
+                    file,
+                    mline,
+                    8,
+                    format!("`{mpath}` has no `.entry` (a kernel to launch)"),
+                ))
+            }
             _ => {
                 return Err(err(
                     file,
@@ -277,6 +333,8 @@ pub fn parse_launch(
             }
         },
     };
+    // `.func` calls inlined (`inline.rs`).
+    let body = super::inline::inline_calls(&entry.body, &m.funcs, &mpath)?;
     // Threads.
     let ctas = l.grid;
     let launched = u64::from(ctas) * u64::from(l.block);
@@ -289,11 +347,10 @@ pub fn parse_launch(
             format!("{listed} threads: kernel mode runs at most {MAX_THREADS} (list them with `threads CTA:TID, ...`)"),
         ));
     }
-    let all: Vec<(u32, u32)> = (0..ctas)
-        .flat_map(|c| (0..l.block).map(move |t| (c, t)))
-        .collect();
     let threads = match &l.threads {
-        None => all,
+        None => (0..ctas)
+            .flat_map(|c| (0..l.block).map(move |t| (c, t)))
+            .collect(),
         Some(v) => {
             for &(c, t) in v {
                 if c >= ctas || t >= l.block {
@@ -338,7 +395,7 @@ pub fn parse_launch(
     // `.shared` variables declared in the entry (clang's "demoted" ones) are
     // per-CTA locations like the module's.
     let mut vars = m.vars.clone();
-    for stmt in &entry.body {
+    for stmt in &body {
         if stmt.text.starts_with(".shared") {
             let v = module::var(&stmt.text, true, stmt.pos)
                 .map_err(|why| err(&mpath, stmt.pos.line, stmt.pos.col, why))?;
@@ -397,23 +454,30 @@ pub fn parse_launch(
                     ctas / k
                 );
             }
-            let _ = write!(h, "gpu 0,tid {t},ntid {},nctaid {ctas}", l.block);
+            let [bx, by, _] = l.block_dim;
+            let [gx, gy, _] = l.grid_dim;
+            let _ = write!(h, "gpu 0,tid {},ntid {bx},nctaid {gx}", t % bx);
+            if l.block_dim[1..] != [1, 1] {
+                let [_, ny, nz] = l.block_dim;
+                let (y, z) = ((t / bx) % by, t / (bx * by));
+                let _ = write!(h, ",tid_y {y},tid_z {z},ntid_y {ny},ntid_z {nz}");
+            }
+            if l.grid_dim[1..] != [1, 1] {
+                let [_, ny, nz] = l.grid_dim;
+                let (x, y, z) = (c % gx, (c / gx) % gy, c / (gx * gy));
+                let _ = write!(
+                    h,
+                    ",ctaid_x {x},ctaid_y {y},ctaid_z {z},nctaid_y {ny},nctaid_z {nz}"
+                );
+            }
             h
         })
         .collect();
     lines.push((format!(" {} ;", header.join(" | ")), Origin::Launch(1)));
     // The rows: one per body statement, the same statement in every column.
-    for stmt in &entry.body {
+    for stmt in &body {
         let text = stmt.text.as_str();
         let first = text.split_whitespace().next().unwrap_or("");
-        if first == "call" || first.starts_with("call.") {
-            return Err(err(
-                &mpath,
-                stmt.pos.line,
-                stmt.pos.col,
-                "`call` is not supported: kernel mode does not inline `.func` calls",
-            ));
-        }
         if first.starts_with(".shared") {
             continue;
         }
@@ -509,9 +573,14 @@ mod tests {
 
     const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .global .align 4 .u32 g = 3;\n.visible .entry k(\n .param .u64 k_param_0,\n .param .u32 k_param_1\n)\n{\n .reg .b64 %rd<3>;\n ld.param.u64 %rd1, [k_param_0];\n ld.param.u32 %r1, [k_param_1];\n st.global.u32 [%rd1], %r1;\n ret;\n}\n";
 
+    /// Stores its special registers (`.y`/`.z` components, ids) to `g`.
+    const DIMS: &str = ".visible .global .align 4 .u32 g;\n.visible .entry d()\n{\n mov.u32 %r1, %tid.y;\n mov.u32 %r2, %tid.z;\n mov.u32 %r3, %ctaid.x;\n mov.u32 %r4, %ctaid.y;\n mov.u32 %r5, %nctaid.y;\n mov.u32 %r6, %ntid.z;\n mov.u32 %r7, %tid.x;\n mov.u32 %r8, %laneid;\n ret;\n}\n";
+
     fn launch(body: &str) -> Result<Test, String> {
         let read = |m: &str| {
-            if m == "k.ptx" {
+            if m == "d.ptx" {
+                Ok(DIMS.to_string())
+            } else if m == "k.ptx" {
                 Ok(PTX.to_string())
             } else {
                 Err("no such file".to_string())
@@ -553,7 +622,7 @@ mod tests {
         );
         assert_eq!(
             e("KERNEL k\nmodule k.ptx\ngrid 2\nthreads 0:0, 0:0\nexists (buf == 1)\n"),
-            "k.launch:4:1: thread `0:0` is named twice"
+            "k.launch:4:14: thread `0:0` is named twice"
         );
         assert!(e("KERNEL k\nmodule m.ptx\nexists (x == 1)\n")
             .starts_with("k.launch:2:8: cannot read `m.ptx`"));
@@ -572,6 +641,49 @@ mod tests {
         let bad = launch("KERNEL k\nmodule k.ptx\nparam 0 = g\nparam 1 = 1\nexists (P7:r1 == 1)\n")
             .unwrap_err();
         assert!(bad.starts_with("k.launch:5:"), "{bad}");
+    }
+
+    #[test]
+    fn multi_dimensional_grids_and_ctas() {
+        let t = launch("KERNEL k\nmodule k.ptx\ngrid 2x3\nblock 2x2x2\nthreads 5:6\nparam 0 = g\nparam 1 = 1\nexists (g == 1)\n")
+            .expect("launches");
+        assert_eq!(t.threads.len(), 1);
+        assert_eq!(t.threads[0].placement.cta, 5);
+        // CTA 5 of a 2x3 grid is (1, 2); thread 6 of a 2x2x2 CTA is (0, 1, 1).
+        let t = launch(
+            "KERNEL d\nmodule d.ptx\ngrid 2x3\nblock 2x2x2\nthreads 5:6, 0:1\nexists (g == 1)\n",
+        )
+        .expect("launches");
+        let imms = |th: &crate::ir::Thread| -> Vec<i64> {
+            th.code
+                .iter()
+                .filter_map(|s| match s.instr {
+                    crate::ir::Instr::Mov {
+                        src: crate::ir::Operand::Imm(v),
+                        ..
+                    } => Some(v),
+                    _ => None,
+                })
+                .collect()
+        };
+        // tid.y tid.z ctaid.x ctaid.y nctaid.y ntid.z tid.x laneid
+        assert_eq!(imms(&t.threads[0]), [1, 1, 1, 2, 3, 2, 0, 6]);
+        assert_eq!(imms(&t.threads[1]), [0, 0, 0, 0, 3, 2, 1, 1]);
+        // One-dimensional launches: .y/.z are 0 and 1.
+        let t = launch("KERNEL d\nmodule d.ptx\ngrid 3\nblock 2\nthreads 2:1\nexists (g == 1)\n")
+            .expect("launches");
+        assert_eq!(imms(&t.threads[0]), [0, 0, 2, 0, 1, 1, 1, 1]);
+        let e =
+            launch("KERNEL k\nmodule k.ptx\ngrid 2x2 cluster 2\nexists (g == 1)\n").unwrap_err();
+        assert!(e.contains("one-dimensional grid"), "{e}");
+        let e = launch("KERNEL k\nmodule k.ptx\nblock 2x2x2x2\nexists (g == 1)\n").unwrap_err();
+        assert!(
+            e.starts_with("k.launch:3:1: `block` takes at most 3"),
+            "{e}"
+        );
+        let e =
+            launch("KERNEL k\nmodule k.ptx\nblock 65536x65536x2\nexists (g == 1)\n").unwrap_err();
+        assert!(e.contains("too large"), "{e}");
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! then parsed as any other, and an error in it is reported at the position
 //! of the `.ptx` statement (or of the launch line) it came from.
 
+mod inline;
 mod launch;
 pub mod module;
 

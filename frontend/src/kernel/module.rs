@@ -44,13 +44,26 @@ pub struct Entry {
     pub pos: Pos,
 }
 
+/// A device function: `.func {(.param ... func_retval0)} NAME(.param ...) { body }`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Func {
+    pub name: String,
+    /// The return parameters' names (`func_retval0`), in order.
+    pub rets: Vec<String>,
+    /// The parameter names, in order.
+    pub params: Vec<String>,
+    /// `None` for a declaration without a body (`.extern .func`, a prototype).
+    pub body: Option<Vec<BodyStmt>>,
+    pub pos: Pos,
+}
+
 /// What the module holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Module {
     pub vars: Vec<Var>,
     pub entries: Vec<Entry>,
-    /// `.func` names (calls to them are reported).
-    pub funcs: Vec<String>,
+    /// The `.func` definitions and declarations (calls to them are inlined).
+    pub funcs: Vec<Func>,
 }
 
 /// A raw piece of the module: text up to a terminator.
@@ -216,27 +229,36 @@ pub fn read(src: &str, file: &str) -> Result<Module, KernelError> {
                 .any(|x| *x == w || x.starts_with(&format!("{w}(")))
         };
         if kw(".entry") || kw(".func") {
-            let (name, params) = signature(&p.text)
-                .ok_or_else(|| s.err(p.pos, format!("cannot read the signature `{}`", p.text)))?;
             let is_entry = kw(".entry");
-            if p.end != '{' {
-                // A declaration (prototype) without a body.
-                if is_entry {
-                    return Err(s.err(p.pos, format!("`.entry {name}` has no body")));
-                }
-                m.funcs.push(name);
-                continue;
-            }
-            let body = read_body(&mut s, p.pos)?;
-            if is_entry {
-                m.entries.push(Entry {
+            let (rets, name, params) = signature(&p.text, is_entry).ok_or_else(|| {
+                s.err(
+                    p.pos,
+                    format!(
+                        "cannot read the signature `{}`",
+                        p.text.chars().take(60).collect::<String>()
+                    ),
+                )
+            })?;
+            let body = if p.end == '{' {
+                Some(read_body(&mut s, p.pos)?)
+            } else {
+                None
+            };
+            match (is_entry, body) {
+                (true, None) => return Err(s.err(p.pos, format!("`.entry {name}` has no body"))),
+                (true, Some(body)) => m.entries.push(Entry {
                     name,
                     params,
                     body,
                     pos: p.pos,
-                });
-            } else {
-                m.funcs.push(name);
+                }),
+                (false, body) => m.funcs.push(Func {
+                    name,
+                    rets,
+                    params,
+                    body,
+                    pos: p.pos,
+                }),
             }
             continue;
         }
@@ -259,25 +281,48 @@ pub fn read(src: &str, file: &str) -> Result<Module, KernelError> {
     Ok(m)
 }
 
-/// `... NAME(.param .u64 NAME_param_0, ...)`: the name and parameter names.
-fn signature(text: &str) -> Option<(String, Vec<String>)> {
-    let open = text.find('(');
-    let head = &text[..open.unwrap_or(text.len())];
-    let name = head.split_whitespace().last()?.to_string();
-    if name.starts_with('.') {
+/// `... .entry NAME(.param .u64 NAME_param_0, ...)` or `... .func
+/// {(.param .b32 func_retval0)} NAME{(.param ...)}`: the return parameters,
+/// the name and the parameter names.
+fn signature(text: &str, entry: bool) -> Option<(Vec<String>, String, Vec<String>)> {
+    let kw = if entry { ".entry" } else { ".func" };
+    // The text after the keyword.
+    let start = text.find(kw)? + kw.len();
+    let mut rest = text[start..].trim_start();
+    let names = |list: &str| -> Vec<String> {
+        list.split(',')
+            .filter_map(|p| p.split_whitespace().last())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut rets = Vec::new();
+    if !entry && rest.starts_with('(') {
+        let close = rest.find(')')?;
+        rets = names(&rest[1..close]);
+        rest = rest[close + 1..].trim_start();
+    }
+    let end = rest
+        .find(|c: char| c == '(' || c.is_whitespace())
+        .unwrap_or(rest.len());
+    let name = rest[..end].to_string();
+    if name.is_empty() || name.starts_with('.') {
         return None;
     }
+    rest = rest[end..].trim_start();
     let mut params = Vec::new();
-    if let Some(o) = open {
-        let close = text[o..].find(')')? + o;
-        for p in text[o + 1..close].split(',') {
-            if let Some(n) = p.split_whitespace().last() {
-                params.push(n.to_string());
-            }
-        }
+    if rest.starts_with('(') {
+        let close = rest.find(')')?;
+        params = names(&rest[1..close]);
     }
-    Some((name, params))
+    Some((rets, name, params))
 }
+
+/// The words a variable declaration may hold before its name.
+const VAR_WORDS: &[&str] = &[
+    ".visible", ".extern", ".weak", ".common", ".global", ".shared", ".align", ".v2", ".v4", ".b8",
+    ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32", ".s64", ".f16",
+    ".f32", ".f64", ".pred",
+];
 
 /// `.visible .global .align 4 .u32 name{[N]}{ = V}`.
 pub(super) fn var(text: &str, shared: bool, pos: Pos) -> Result<Var, String> {
@@ -291,6 +336,22 @@ pub(super) fn var(text: &str, shared: bool, pos: Pos) -> Result<Var, String> {
         .filter(|n| !n.starts_with('.'))
         .ok_or_else(|| format!("cannot read the variable of `{text}`"))?;
     let name = name.split('[').next().unwrap_or(name).to_string();
+    let words: Vec<&str> = decl.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate().take(words.len().saturating_sub(1)) {
+        let after_align = i > 0 && words[i - 1] == ".align";
+        let known = VAR_WORDS.contains(w) || (after_align && w.parse::<u32>().is_ok());
+        if !known {
+            let why = if matches!(*w, ".texref" | ".samplerref" | ".surfref") {
+                "textures, samplers and surfaces are outside the model"
+            } else {
+                "not a state space, alignment or integer type"
+            };
+            return Err(format!(
+                "unsupported `{}` in a variable declaration ({why})",
+                w.chars().take(40).collect::<String>()
+            ));
+        }
+    }
     // A PTX identifier (`[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`).
     let ident = name
         .chars()
@@ -381,6 +442,11 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "m.ptx:2:1: unsupported module directive `.tex`"
+        );
+        let e = read(".global .texref t;\n", "m.ptx").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "m.ptx:1:1: unsupported `.texref` in a variable declaration (textures, samplers and surfaces are outside the model)"
         );
         let e = read(".entry k()\n{\n ret;\n", "m.ptx").unwrap_err();
         assert!(

@@ -25,7 +25,7 @@ const MAX_VALUES: usize = 8;
 
 /// What the analysis knows of a register: one of a few constants, or
 /// unknown.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 enum Abs {
     /// invariant: sorted, without duplicates, `1..=MAX_VALUES` long.
     Consts(Vec<i64>),
@@ -239,6 +239,111 @@ fn entry_states(code: &[Stmt], init: State, refine: bool) -> Vec<Option<State>> 
     states
 }
 
+/// The most values an address may take in the path-sensitive analysis
+/// (an array walk: one location per iteration).
+const MAX_WALK_VALUES: usize = 64;
+
+/// The most (position, state) pairs the path-sensitive analysis visits.
+const MAX_WALK_STATES: usize = 20_000;
+
+/// What the path-sensitive analysis found for one register at one position.
+#[derive(Default)]
+struct WalkValues {
+    values: std::collections::BTreeSet<i64>,
+    /// Some path reaches the position with the register unknown (or with
+    /// more than [`MAX_WALK_VALUES`] values).
+    unknown: bool,
+}
+
+/// A path-sensitive version of [`entry_states`] for addresses the joined
+/// analysis loses, such as an array walk (`ld [%rd3]; add %rd3, %rd3, 4`
+/// in a loop whose trip count the thread's constants decide): the states
+/// are not joined where paths meet, so each iteration keeps its own address.
+/// A repeated (position, state) pair is not visited again, so a loop whose
+/// state repeats (a spin loop) ends the search. `None`: more than
+/// [`MAX_WALK_STATES`] pairs (a loop bounded by a value read from memory).
+/// Otherwise the values of each `(position, register)` of `wanted`, with
+/// positions no path reaches left out.
+fn walk_states(
+    code: &[Stmt],
+    init: State,
+    wanted: &[(usize, RegId)],
+) -> Option<std::collections::HashMap<(usize, RegId), WalkValues>> {
+    let n = code.len();
+    let mut label_pos: Vec<Option<usize>> = Vec::new();
+    for (p, s) in code.iter().enumerate() {
+        if let Instr::Label(l) = s.instr {
+            if label_pos.len() <= l.index() {
+                label_pos.resize(l.index() + 1, None);
+            }
+            label_pos[l.index()].get_or_insert(p);
+        }
+    }
+    let pos = |l: LabelId| label_pos.get(l.index()).copied().flatten();
+    let mut out: std::collections::HashMap<(usize, RegId), WalkValues> =
+        std::collections::HashMap::new();
+    let mut seen: std::collections::HashSet<(usize, State)> = std::collections::HashSet::new();
+    let mut work = vec![(0usize, init)];
+    while let Some((p, s)) = work.pop() {
+        if p >= n || !seen.insert((p, s.clone())) {
+            continue;
+        }
+        if seen.len() > MAX_WALK_STATES {
+            return None;
+        }
+        for &(wp, r) in wanted {
+            if wp == p {
+                let w = out.entry((p, r)).or_default();
+                match get(&s, Operand::Reg(r)) {
+                    Abs::Consts(vs) if !w.unknown => {
+                        w.values.extend(vs);
+                        if w.values.len() > MAX_WALK_VALUES {
+                            w.unknown = true;
+                        }
+                    }
+                    _ => w.unknown = true,
+                }
+            }
+        }
+        let mut s = s;
+        match &code[p].instr {
+            Instr::Op { op, dst, a, b } => {
+                let v = op_value(*op, *a, *b, &s);
+                set(&mut s, *dst, v);
+                work.push((p + 1, s));
+            }
+            Instr::Mov { dst, src } => {
+                let v = get(&s, *src);
+                set(&mut s, *dst, v);
+                work.push((p + 1, s));
+            }
+            Instr::Goto(l) => work.extend(pos(*l).map(|q| (q, s))),
+            Instr::Branch { cmp, a, b, target } => {
+                match (get(&s, *a).single(), get(&s, *b).single()) {
+                    (Some(x), Some(y)) if cmp.eval(x, y) => {
+                        work.extend(pos(*target).map(|q| (q, s)))
+                    }
+                    (Some(_), Some(_)) => work.push((p + 1, s)),
+                    _ => {
+                        let (taken, fall) = branch_states(*cmp, *a, *b, &s);
+                        work.extend(fall.map(|f| (p + 1, f)));
+                        if let (Some(q), Some(t)) = (pos(*target), taken) {
+                            work.push((q, t));
+                        }
+                    }
+                }
+            }
+            i => {
+                for r in clobbers(i) {
+                    set(&mut s, r, Abs::Unknown);
+                }
+                work.push((p + 1, s));
+            }
+        }
+    }
+    Some(out)
+}
+
 /// A memory instruction whose register-held address is one of several
 /// locations, by the value of the register.
 struct Dispatch {
@@ -280,18 +385,30 @@ impl Builder {
         // location is left out).
         type States = Vec<Option<State>>;
         let mut cache: Option<(usize, States, States)> = None;
+        type Walk = Option<std::collections::HashMap<(usize, RegId), WalkValues>>;
+        let mut walk: Option<(usize, Walk)> = None;
+        let wanted_of = |t: usize| -> Vec<(usize, RegId)> {
+            pending
+                .iter()
+                .filter(|q| q.thread == t)
+                .map(|q| (q.pos, q.reg))
+                .collect()
+        };
+        let init_of = |b: &Builder, t: usize| -> State {
+            let mut init = vec![Abs::one(0); b.threads[t].n_regs()];
+            for &(tt, r, v) in &b.init_regs {
+                if tt.index() == t {
+                    set(&mut init, r, Abs::one(v));
+                }
+            }
+            init
+        };
         let mut dispatches: Vec<Dispatch> = Vec::new();
         let mut dead: Vec<(usize, usize)> = Vec::new();
-        for p in pending {
+        for p in &pending {
             if cache.as_ref().is_none_or(|(t, _, _)| *t != p.thread) {
                 let th = &self.threads[p.thread];
-                let n_regs = th.n_regs();
-                let mut init = vec![Abs::one(0); n_regs];
-                for &(t, r, v) in &self.init_regs {
-                    if t.index() == p.thread {
-                        set(&mut init, r, Abs::one(v));
-                    }
-                }
+                let init = init_of(self, p.thread);
                 let refined = entry_states(&th.code, init.clone(), true);
                 let plain = entry_states(&th.code, init, false);
                 cache = Some((p.thread, refined, plain));
@@ -324,9 +441,31 @@ impl Builder {
                     continue;
                 }
                 Abs::Unknown => {
-                    return Err(fail(format!(
-                        "`{reg}` is not one of at most {MAX_VALUES} addresses in every execution (it is computed from a value read from memory)"
-                    )))
+                    // Per path (an array walk), once per thread.
+                    if walk.as_ref().is_none_or(|(t, _)| *t != p.thread) {
+                        let th = &self.threads[p.thread];
+                        let wanted: Vec<(usize, RegId)> = wanted_of(p.thread);
+                        let init = init_of(self, p.thread);
+                        walk = Some((p.thread, walk_states(&th.code, init, &wanted)));
+                    }
+                    match walk.as_ref().and_then(|(_, w)| w.as_ref()).map(|w| w.get(&(p.pos, p.reg))) {
+                        Some(Some(w)) if !w.unknown => w.values.iter().copied().collect(),
+                        // No path reaches it.
+                        Some(None) => {
+                            dead.push((p.thread, p.pos));
+                            continue;
+                        }
+                        None => {
+                            return Err(fail(format!(
+                                "`{reg}` is not one of at most {MAX_WALK_VALUES} addresses in every execution (more than {MAX_WALK_STATES} paths: a loop that constants do not bound)"
+                            )))
+                        }
+                        Some(Some(_)) => {
+                            return Err(fail(format!(
+                                "`{reg}` is not one of at most {MAX_WALK_VALUES} addresses in every execution (it is computed from a value read from memory)"
+                            )))
+                        }
+                    }
                 }
             };
             let mut targets = Vec::with_capacity(values.len());
@@ -538,7 +677,7 @@ mod tests {
     fn unresolvable_addresses_are_errors() {
         let e = parse(" ld.u64 %rd1, [y] ;\n st.u32 [%rd1], 1 ;", "x=0; y=0;").unwrap_err();
         assert!(
-            e.starts_with("5:9:") && e.contains("not one of at most 8 addresses"),
+            e.starts_with("5:9:") && e.contains("not one of at most 64 addresses"),
             "{e}"
         );
         let e = parse(" st.u32 [%rd1], 1 ;", "x=0;").unwrap_err();
@@ -593,6 +732,18 @@ mod tests {
             "{printed}"
         );
         assert_eq!(addr_names(&again), addr_names(&t));
+    }
+
+    #[test]
+    fn an_array_walk_resolves_per_path() {
+        // Sum x[0..3] through a stepped register; the trip count is a constant.
+        let walk = " mov.u64 %rd1, x ;\n mov.u32 %r1, 3 ;\n L: ;\n ld.u32 %r2, [%rd1] ;\n add.s64 %rd1, %rd1, 4 ;\n add.s32 %r1, %r1, -1 ;\n setp.ne.s32 %p1, %r1, 0 ;\n @%p1 bra L ;";
+        let t = parse(walk, "x=0;").unwrap();
+        assert_eq!(addr_names(&t), ["x", "x+4", "x+8"]);
+        // Bounded by a value read from memory: no finite set of addresses.
+        let unbounded = walk.replace("mov.u32 %r1, 3", "ld.u32 %r1, [y]");
+        let e = parse(&unbounded, "x=0; y=0;").unwrap_err();
+        assert!(e.contains("not one of at most 64 addresses"), "{e}");
     }
 
     #[test]

@@ -15,8 +15,9 @@ mod multimem;
 mod opcode;
 mod operand;
 mod packed;
+mod ptx_bits;
 mod ptx_forms;
-mod special;
+pub(crate) mod special;
 mod threads;
 
 use crate::error::{ParseError, ParseErrorKind};

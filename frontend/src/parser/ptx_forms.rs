@@ -148,13 +148,13 @@ impl<'s> Parser<'s> {
     }
 
     /// A fresh temporary register of thread `t`.
-    fn temp(&mut self, t: usize) -> ir::RegId {
+    pub(super) fn temp(&mut self, t: usize) -> ir::RegId {
         let name = self.b.fresh(t, "$t");
         self.b.reg(t, &name)
     }
 
     /// `dst <- a op b`, pushed before the instruction being lowered.
-    fn emit(&mut self, t: usize, span: Span, op: BinOp, dst: ir::RegId, a: Val, b: Val) {
+    pub(super) fn emit(&mut self, t: usize, span: Span, op: BinOp, dst: ir::RegId, a: Val, b: Val) {
         self.push(t, Instr::Op { op, dst, a, b }, span);
     }
 
@@ -372,6 +372,11 @@ impl<'s> Parser<'s> {
                 let _ = self.val(t, x);
                 Ok(Lowered::Nothing)
             }
+            PtxShape::Hi { .. }
+            | PtxShape::Bfe { .. }
+            | PtxShape::Shf { .. }
+            | PtxShape::Prmt { .. }
+            | PtxShape::Unary(_) => self.lower_bits(t, c, shape, ops),
             PtxShape::Exit => {
                 if !ops.is_empty() {
                     return Err(c.count("no operands", ops.len()));

@@ -2,8 +2,8 @@
 //! PTX spelling (`%r0`, `[x]`, `.b32`, `.v2`) for typed and vector accesses.
 
 use crate::ir::{
-    Access, BarrierKind, BinOp, CmpOp, FenceKind, Instr, LabelId, Operand, Proxy, RegId, RmwOp,
-    Scope, Sem, StateSpace, Test,
+    Access, BarrierKind, BinOp, CmpOp, FenceKind, Instr, LabelId, Operand, PrmtMode, Proxy, RegId,
+    RmwOp, Scope, Sem, StateSpace, Test,
 };
 
 /// The (canonical, `%`-less) name of a register of thread `th`.
@@ -300,6 +300,19 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
                 c.val(*b)
             )
         }
+        Instr::Op {
+            op: BinOp::Bfe { signed, bits },
+            dst,
+            a,
+            b: Operand::Imm(p),
+        } => format!(
+            "bfe.{}{bits} {}, {}, {}, {}",
+            if *signed { 's' } else { 'u' },
+            c.reg(*dst),
+            c.val(*a),
+            p & 0xff,
+            (p >> 8) & 0xff
+        ),
         Instr::Op { op, dst, a, b } => {
             format!(
                 "{} {}, {}, {}",
@@ -384,6 +397,38 @@ fn binop_word(op: BinOp) -> &'static str {
         BinOp::Ext { .. } => "cvt",
         BinOp::Popc { .. } => "popc",
         BinOp::Abs => "abs",
+        BinOp::Clz { .. } => "clz",
+        BinOp::Brev { .. } => "brev",
+        // The packed forms of `parser/ptx_bits.rs`.
+        BinOp::MulHi { signed, bits } => match (signed, bits) {
+            (true, 16) => "mul.hi.s16",
+            (true, 32) => "mul.hi.s32",
+            (true, _) => "mul.hi.s64",
+            (false, 16) => "mul.hi.u16",
+            (false, 32) => "mul.hi.u32",
+            (false, _) => "mul.hi.u64",
+        },
+        BinOp::Bfe { signed, bits } => match (signed, bits) {
+            (true, 32) => "bfe.s32",
+            (true, _) => "bfe.s64",
+            (false, 32) => "bfe.u32",
+            (false, _) => "bfe.u64",
+        },
+        BinOp::Shf { left, clamp } => match (left, clamp) {
+            (true, false) => "shf.l.wrap.b64",
+            (true, true) => "shf.l.clamp.b64",
+            (false, false) => "shf.r.wrap.b64",
+            (false, true) => "shf.r.clamp.b64",
+        },
+        BinOp::Prmt { mode } => match mode {
+            PrmtMode::Generic => "prmt.b64",
+            PrmtMode::F4e => "prmt.b64.f4e",
+            PrmtMode::B4e => "prmt.b64.b4e",
+            PrmtMode::Rc8 => "prmt.b64.rc8",
+            PrmtMode::Ecl => "prmt.b64.ecl",
+            PrmtMode::Ecr => "prmt.b64.ecr",
+            PrmtMode::Rc16 => "prmt.b64.rc16",
+        },
     }
 }
 
@@ -396,6 +441,8 @@ fn unary_word(op: BinOp) -> String {
         }
         BinOp::Popc { bits } => format!("popc.b{bits}"),
         BinOp::Abs => "abs.s64".into(),
+        BinOp::Clz { bits } => format!("clz.b{bits}"),
+        BinOp::Brev { bits } => format!("brev.b{bits}"),
         _ => binop_word(op).to_string(),
     }
 }

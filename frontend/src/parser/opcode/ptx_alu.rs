@@ -1,11 +1,12 @@
 //! The register instructions compilers emit around memory operations:
 //! `setp`, `selp`, `not`, `neg`, `abs`, `cvt`, `cvta`, `popc`, `mad`,
-//! `mul.wide`, `nanosleep`, `ret`/`exit` (integer and predicate forms only;
+//! `mul.wide`, `mul.hi`/`mad.hi`, `bfe`, `shf`, `prmt`, `clz`, `brev`,
+//! `nanosleep`, `ret`/`exit` (integer and predicate forms only;
 //! floating-point forms are unsupported constructs).
 
 use super::{Mnemonic, Shape};
 use crate::error::ParseErrorKind;
-use crate::ir::{BinOp, CmpOp};
+use crate::ir::{BinOp, CmpOp, PrmtMode};
 
 /// An integer type `.sN` / `.uN` / `.bN`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -44,6 +45,21 @@ pub(in crate::parser) enum PtxShape {
     Mad { wide: Option<IntType> },
     /// `mul.wide.T`.
     MulWide { ty: IntType },
+    /// `mul.hi.T` (`mad: false`) or `mad.hi.T`.
+    Hi { ty: IntType, mad: bool },
+    /// `bfe.{s,u}{32,64} d, a, pos, len` (or the printer's `d, a, packed`).
+    Bfe { ty: IntType },
+    /// `shf.{l,r}.{wrap,clamp}.b32 d, lo, hi, n` (or the printer's
+    /// `.b64 d, joined, n`).
+    Shf {
+        left: bool,
+        clamp: bool,
+        joined: bool,
+    },
+    /// `prmt.b32{.mode} d, a, b, sel` (or the printer's `.b64 d, joined, sel`).
+    Prmt { mode: PrmtMode, joined: bool },
+    /// A one-operand operation: `clz.bN`, `brev.bN`.
+    Unary(BinOp),
     /// `nanosleep.u32 t`: no memory effect.
     Nanosleep,
     /// `ret` / `exit`: the thread ends.
@@ -180,6 +196,13 @@ pub(super) fn classify(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                 [] => Err(m.bad("expected a state space and `.u64`")),
             }
         }
+        "mad" if mods.first() == Some(&"hi") => match mods {
+            ["hi", t] => match int_type(t) {
+                Some(ty) if ty.bits >= 16 && !ty.untyped => ok(PtxShape::Hi { ty, mad: true }),
+                _ => Err(m.unknown(t)),
+            },
+            _ => Ok(Shape::Unsupported(m.text.to_string())),
+        },
         "mad" => match mods {
             ["lo", t] => match int_type(t) {
                 Some(ty) if ty.bits >= 16 => ok(PtxShape::Mad { wide: None }),
@@ -194,6 +217,70 @@ pub(super) fn classify(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
             [x, ..] => Ok(Shape::Unsupported(format!("mad.{x}"))),
             [] => Err(m.bad("expected `.lo` or `.wide` and a type")),
         },
+        "bfe" => match mods {
+            [t] => match int_type(t) {
+                Some(ty) if ty.bits >= 32 && !ty.untyped => ok(PtxShape::Bfe { ty }),
+                _ => Err(m.unknown(t)),
+            },
+            [] => Err(m.bad("expected a type such as `.u32`")),
+            _ => Err(m.unknown(mods[1])),
+        },
+        "shf" => {
+            let (left, clamp, ty) = match mods {
+                [d, c, t] => (*d, *c, *t),
+                _ => return Err(m.bad("expected `shf.{l,r}.{wrap,clamp}.b32`")),
+            };
+            let left = match left {
+                "l" => true,
+                "r" => false,
+                x => return Err(m.unknown(x)),
+            };
+            let clamp = match clamp {
+                "clamp" => true,
+                "wrap" => false,
+                x => return Err(m.unknown(x)),
+            };
+            match ty {
+                "b32" => ok(PtxShape::Shf {
+                    left,
+                    clamp,
+                    joined: false,
+                }),
+                "b64" => ok(PtxShape::Shf {
+                    left,
+                    clamp,
+                    joined: true,
+                }),
+                x => Err(m.unknown(x)),
+            }
+        }
+        "prmt" => {
+            let (ty, mode) = match mods {
+                [t] => (*t, PrmtMode::Generic),
+                [t, md] => (*t, PrmtMode::from_word(md).ok_or_else(|| m.unknown(md))?),
+                _ => return Err(m.bad("expected `prmt.b32{.mode}`")),
+            };
+            match ty {
+                "b32" => ok(PtxShape::Prmt {
+                    mode,
+                    joined: false,
+                }),
+                "b64" => ok(PtxShape::Prmt { mode, joined: true }),
+                x => Err(m.unknown(x)),
+            }
+        }
+        "clz" | "brev" => match mods {
+            [t @ ("b32" | "b64")] => {
+                let bits = if *t == "b32" { 32 } else { 64 };
+                ok(PtxShape::Unary(if m.base == "clz" {
+                    BinOp::Clz { bits }
+                } else {
+                    BinOp::Brev { bits }
+                }))
+            }
+            [x, ..] => Err(m.unknown(x)),
+            [] => Err(m.bad("expected `.b32` or `.b64`")),
+        },
         "nanosleep" => match mods {
             [] | ["u32"] => ok(PtxShape::Nanosleep),
             [x, ..] => Err(m.unknown(x)),
@@ -203,6 +290,17 @@ pub(super) fn classify(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
             [x, ..] => Err(m.unknown(x)),
         },
         _ => Err(ParseErrorKind::UnknownInstruction(m.text.into())),
+    }
+}
+
+/// `mul.hi.{s,u}{16,32,64}`.
+pub(super) fn mul_hi(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
+    match m.mods.as_slice() {
+        ["hi", t] => match int_type(t) {
+            Some(ty) if ty.bits >= 16 && !ty.untyped => ok(PtxShape::Hi { ty, mad: false }),
+            _ => Err(m.unknown(t)),
+        },
+        _ => Err(m.bad("expected `mul.hi.s32` or `mul.hi.u32`")),
     }
 }
 
