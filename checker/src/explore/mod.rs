@@ -152,6 +152,12 @@ impl Budget {
         }
     }
 
+    /// Brings the deadline forward by `by`: time kept, within the limit,
+    /// for what must happen after the search stops (freeing what it built).
+    pub(crate) fn reserve(&mut self, by: Duration) {
+        self.deadline = self.deadline.map(|d| d.checked_sub(by).unwrap_or(d));
+    }
+
     /// The `--max-executions` bound: a test stops with status `limit` when
     /// an execution past it is found.
     pub fn max_executions(&self) -> Option<u64> {
