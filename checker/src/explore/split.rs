@@ -510,7 +510,7 @@ pub fn check_part(test: &Test, opts: &Options, k: u32, n: u32) -> PartResult {
                 return Status::Ok;
             }
             d.set_split(Some(Split::new(k, &plan, opts.seed, BTreeMap::new())));
-            let interrupted = crate::model::interrupt::interruptions();
+            let interrupted = crate::interrupt::interruptions();
             let status = d.run(out, budget);
             let status = deadline_guard(status, interrupted, out, budget, opts);
             let Some(split) = d.split() else {
@@ -547,7 +547,7 @@ pub fn check_part(test: &Test, opts: &Options, k: u32, n: u32) -> PartResult {
 
 /// The rule whole runs keep (`explore::check_pruning`), for a part: a
 /// consistency check stopped at the deadline answered "inconsistent" without
-/// deciding (`model/interrupt.rs`; `interrupted` is the count of
+/// deciding (`interrupt.rs`; `interrupted` is the count of
 /// interruptions before the part ran), or the states of a worker were left
 /// out past the deadline (`Outcomes::late`): the part then carries no
 /// verdict, its status is `limit`. (Another thread's interruption is told
@@ -559,7 +559,7 @@ fn deadline_guard(
     budget: &Budget,
     opts: &Options,
 ) -> Status {
-    let interrupted = crate::model::interrupt::interruptions() != interrupted;
+    let interrupted = crate::interrupt::interruptions() != interrupted;
     if (interrupted || out.late)
         && !matches!(status, Status::Limit(_) | Status::Unsupported(_))
         && budget.deadline.is_some_and(|d| Instant::now() >= d)

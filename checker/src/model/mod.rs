@@ -27,7 +27,6 @@ mod causality;
 mod coherence;
 mod communication;
 pub(crate) mod fast;
-pub(crate) mod interrupt;
 mod morally_strong;
 mod observation;
 mod patterns;
@@ -255,7 +254,7 @@ fn assert_relations_eq(a: &Relations, b: &Relations) {
 /// of (`interrupt.rs`): the graph is then reported as violating Coherence
 /// with no witness events, an answer that never becomes a verdict.
 pub(crate) fn check_full(exec: &Execution) -> Result<Relations, Violation> {
-    interrupt::run(exec.len(), || check_full_here(exec)).unwrap_or_else(|| {
+    crate::interrupt::run(exec.len(), || check_full_here(exec)).unwrap_or_else(|| {
         Err(Violation {
             axiom: Axiom::Coherence,
             events: Vec::new(),

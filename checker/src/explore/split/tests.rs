@@ -106,7 +106,7 @@ fn an_interrupted_part_is_a_limit() {
         ..Options::default()
     };
     let mut out = Outcomes::new(&test);
-    let before = crate::model::interrupt::interruptions();
+    let before = crate::interrupt::interruptions();
     let guard = |status: Status, out: &Outcomes, opts: &Options| {
         super::deadline_guard(status, before, out, &Budget::new(opts, start), opts)
     };
