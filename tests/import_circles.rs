@@ -380,13 +380,11 @@ fn scan_crate(src: &Path) -> CrateUses {
     // Keep only re-exports that point into a child module of the re-exporter.
     for (m, names) in reexports.iter_mut() {
         names.retain(|_, t| {
-            t.len() > m.len() + 1
-                && t.starts_with(m)
-                && modules.contains(&t[..m.len() + 1].to_vec())
+            t.len() > m.len() + 1 && t.starts_with(m) && modules.contains(&t[..m.len() + 1])
         });
     }
     for u in &mut uses {
-        u.test = (1..=u.from.len()).any(|k| test_modules.contains(&u.from[..k].to_vec()));
+        u.test = (1..=u.from.len()).any(|k| test_modules.contains(&u.from[..k]));
     }
     CrateUses {
         modules,
@@ -458,7 +456,7 @@ fn follow(mut target: ModPath, c: &CrateUses) -> ModPath {
         let mut changed = false;
         for k in 0..target.len() {
             let (m, name) = (&target[..k], &target[k]);
-            if c.modules.contains(&target[..=k].to_vec()) {
+            if c.modules.contains(&target[..=k]) {
                 continue;
             }
             if let Some(t) = c.reexports.get(m).and_then(|r| r.get(name)) {
