@@ -351,4 +351,6 @@ pub(crate) fn unsupported(test: &Test) -> Option<String> {
 }
 
 #[cfg(test)]
+mod fence_sc_search_tests;
+#[cfg(test)]
 mod tests;

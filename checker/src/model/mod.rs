@@ -35,11 +35,9 @@ pub mod reading;
 mod strong_proxy;
 mod synchronizes;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 mod witness;
 
-#[cfg(test)]
-mod fence_sc_search_tests;
 #[cfg(test)]
 mod tests;
 
