@@ -4,11 +4,13 @@
 //! clock), the parallel parts of readers-22 merged after the deadline, and
 //! the library's `explain()`.
 //!
-//! The library's `explain()` has looser bars (the CLI answers at the
-//! deadline from a watchdog thread, and meets the 1.15 s bar): past the
-//! deadline it still frees what the stopped phase built, 0.2-0.4 s for the
-//! hundreds of thousands of paths of `explain-paths` (2.8 s before the path
-//! enumeration looked at the clock).
+//! The library's `explain()` meets the same bar without the CLI's watchdog
+//! thread: its verdict check gets what is left of the limit after the
+//! lowering (it used to get the whole limit again, 1.2 s on 10,000
+//! locations), and the reference enumerator keeps the time it took to build
+//! its paths before the deadline, for freeing them (1.3 s on a loaded
+//! machine for `explain-paths` before; 2.8 s before the path enumeration
+//! looked at the clock).
 //!
 //! Wall times on a shared machine are noisy, and these run on two cores
 //! that other builds use too: each case is timed up to three times and the
@@ -103,8 +105,9 @@ fn a_one_second_limit_stops_within_the_bar() {
     }
     let paths = include_str!("data/explain-paths.litmus");
     let text = std::fs::read_to_string(&big).expect("read");
-    for (src, bar) in [(&text[..], 1500), (paths, 2000)] {
-        let bar = Duration::from_millis(bar);
+    for src in [&text[..], paths] {
+        // No process to start: 1.15 s.
+        let bar = Duration::from_millis(1150);
         let test = ptxmc_frontend::parse(src).expect("parses");
         let took = fastest(bar, &mut || explain_timed(&test));
         if took > bar {

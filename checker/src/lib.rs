@@ -15,6 +15,7 @@ pub mod execution;
 pub mod explain;
 pub mod explore;
 pub mod interp;
+mod interrupt;
 pub mod model;
 pub mod relation;
 pub mod report;

@@ -3,6 +3,9 @@
 //! the report (`Status::Limit`), never a silent cut.
 
 use crate::execution::Execution;
+/// Blocked executions are the interpreter's finding (a spin, a barrier, the
+/// loop bound); the report names them.
+pub use crate::interp::BlockReason;
 use crate::model::Relations;
 use ptxmc_frontend::ir::Term;
 use std::time::Duration;
@@ -52,10 +55,63 @@ impl Default for Options {
             unroll: 2,
             max_executions: None,
             timeout: None,
-            seed: crate::explore::estimate::DEFAULT_SEED,
+            seed: DEFAULT_SEED,
             check_duplicates: false,
             witness: false,
         }
+    }
+}
+
+/// The seed of `--strategy estimate` when none is given (`--seed`).
+pub const DEFAULT_SEED: u64 = 0x5eed_f7e5;
+
+/// The estimated size of the exploration of one test (`--strategy
+/// estimate`, `explore/estimate.rs`). Counts are rounded to
+/// integers; the interval is the normal 95% interval of the mean of the
+/// walks, clamped at 0.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Estimate {
+    /// Walks made.
+    pub walks: u64,
+    /// The seed of the walks.
+    pub seed: u64,
+    /// Estimated executions, complete plus blocked (what `executions` plus
+    /// `blocked` of an exhaustive run are).
+    pub total: u64,
+    /// Lower end of the 95% interval of `total`.
+    pub total_low: u64,
+    /// Upper end of the 95% interval of `total`.
+    pub total_high: u64,
+    /// Estimated complete executions.
+    pub executions: u64,
+    /// Estimated blocked executions.
+    pub blocked: u64,
+    /// Estimated pruned partial graphs.
+    pub pruned: u64,
+    /// Estimated branching nodes of the tree.
+    pub nodes: u64,
+    /// Estimated time of the exhaustive run, in milliseconds, on one thread.
+    pub time_ms: u64,
+    /// Time the walks took, in milliseconds.
+    pub walk_ms: u64,
+}
+
+impl std::fmt::Display for Estimate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "about {} executions (95% interval {}..{}; {} complete, {} blocked), \
+             about {:.3} s to explore on one thread; {} walks in {:.3} s, seed {}",
+            self.total,
+            self.total_low,
+            self.total_high,
+            self.executions,
+            self.blocked,
+            self.time_ms as f64 / 1000.0,
+            self.walks,
+            self.walk_ms as f64 / 1000.0,
+            self.seed
+        )
     }
 }
 
@@ -72,7 +128,7 @@ pub enum Status {
     Limit(String),
     /// Not a check: the estimated size of the exploration
     /// (`--strategy estimate`); the verdict fields of the report mean nothing.
-    Estimate(Box<crate::explore::estimate::Estimate>),
+    Estimate(Box<Estimate>),
 }
 
 impl Status {
@@ -101,18 +157,6 @@ impl Status {
 /// One final state: the values of [`Report::state_terms`], in order.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct FinalState(pub Vec<i64>);
-
-/// Why a thread cannot go on in a blocked execution.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub enum BlockReason {
-    /// Waits forever at a barrier (fewer threads arrive than it expects).
-    Barrier,
-    /// Spins forever in a side-effect-free loop, reading values that never change
-    /// (a fair execution: every read reads a coherence-maximal write).
-    Spin,
-    /// The loop bound (`--unroll`) cut the execution.
-    Bound,
-}
 
 /// Exploration statistics.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]

@@ -465,6 +465,22 @@ pub fn run(args: &ExplainArgs) -> u8 {
         let t = timeout.map_or(0.0, |t| t.as_secs_f64());
         ex.stopped = Some((phase, format!("timeout after {t:.3} s")));
     }
+    // Each phase ran on what was left of the limit after parsing: its
+    // message names the limit given.
+    if let Some(t) = timeout {
+        let given = format!("timeout after {:.3} s", t.as_secs_f64());
+        let restate = |m: &mut String| {
+            if m.starts_with("timeout after ") {
+                m.clone_from(&given);
+            }
+        };
+        if let Status::Limit(m) = &mut ex.status {
+            restate(m);
+        }
+        if let Some((_, m)) = &mut ex.stopped {
+            restate(m);
+        }
+    }
     if let Status::Unsupported(m) | Status::Undefined(m) = &ex.status {
         print!("{}", o.s);
         eprintln!(

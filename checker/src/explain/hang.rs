@@ -103,12 +103,10 @@ pub(super) fn find(
         // Stop the enumeration: the witness is found.
         Err(Status::Ok)
     };
-    let interrupted = crate::model::interrupt::interruptions();
+    let interrupted = crate::interrupt::interruptions();
     match brute::candidates(test, opts, budget, true, &mut visit) {
         // A check stopped at the deadline may have hidden the hang.
-        Status::Ok
-            if found.is_none() && crate::model::interrupt::interruptions() != interrupted =>
-        {
+        Status::Ok if found.is_none() && crate::interrupt::interruptions() != interrupted => {
             Err(super::reasons::timeout_text(opts))
         }
         Status::Ok => Ok(found),

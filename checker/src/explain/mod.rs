@@ -221,15 +221,24 @@ pub fn explain_observed(
         quantifier: Quantifier::Exists,
         prop: outcome.clone(),
     };
+    // The check's own clock starts now: it gets what is left of the limit
+    // after the lowering and the copy above (seconds on 10,000 locations).
     let check_opts = Options {
         strategy: Strategy::Dpor,
         witness: true,
         max_executions: None,
         check_duplicates: false,
+        timeout: opts
+            .timeout
+            .map(|t| (start + t).saturating_duration_since(Instant::now())),
         ..opts.clone()
     };
     let report = crate::check(&probe, &check_opts);
-    let mut ex = Explanation::new(report.status.clone());
+    let status = match &report.status {
+        Status::Limit(m) => Status::Limit(restate(m, opts)),
+        s => s.clone(),
+    };
+    let mut ex = Explanation::new(status);
     ex.stats = report.stats.clone();
     ex.allowed = report.witness;
     if !report.liveness_holds {
@@ -255,7 +264,7 @@ pub fn explain_observed(
         let o = phase_opts(now);
         let mut budget = Budget::new(&o, now);
         if let Err(why) = reasons::collect(test, outcome, &o, &mut budget, &mut ex) {
-            ex.stopped = Some((Phase::Reasons, why));
+            ex.stopped = Some((Phase::Reasons, restate(&why, opts)));
         }
         progress(&ex);
     }
@@ -268,13 +277,22 @@ pub fn explain_observed(
             Ok(h) => ex.hang = h.map(Box::new),
             Err(why) => {
                 if ex.stopped.is_none() {
-                    ex.stopped = Some((Phase::Hang, why));
+                    ex.stopped = Some((Phase::Hang, restate(&why, opts)));
                 }
             }
         }
         progress(&ex);
     }
     ex
+}
+
+/// A phase's timeout message, restated with the caller's limit (each phase
+/// runs on what is left of it).
+fn restate(msg: &str, opts: &Options) -> String {
+    match opts.timeout {
+        Some(_) if msg.starts_with("timeout after ") => reasons::timeout_text(opts),
+        _ => msg.to_string(),
+    }
 }
 
 #[cfg(test)]

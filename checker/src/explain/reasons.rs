@@ -87,12 +87,12 @@ pub(super) fn collect(
         decided: false,
     };
     let mut visit = |v: Visit<'_>| -> Result<bool, Status> { c.visit(v) };
-    let interrupted = crate::model::interrupt::interruptions();
+    let interrupted = crate::interrupt::interruptions();
     let status = brute::candidates(test, opts, budget, true, &mut visit);
-    // A check stopped at the deadline decided nothing (`model/interrupt.rs`):
+    // A check stopped at the deadline decided nothing (`interrupt.rs`):
     // the reasons found are real, the list is not complete.
     let status = match status {
-        Status::Ok if crate::model::interrupt::interruptions() != interrupted => {
+        Status::Ok if crate::interrupt::interruptions() != interrupted => {
             Status::Limit(timeout_text(opts))
         }
         s => s,

@@ -45,6 +45,7 @@ use crate::report::{Options, Status};
 use ptxmc_frontend::ir::{Test, ThreadId};
 use smallvec::SmallVec;
 use std::collections::HashSet;
+use std::time::Instant;
 
 /// Paths of one thread beyond which the enumerator gives up.
 const MAX_PATHS: usize = 100_000;
@@ -134,6 +135,7 @@ fn explore_all(
     prune: bool,
     visit: Option<Visitor<'_, '_>>,
 ) -> Result<(), Status> {
+    let built = Instant::now();
     let mut codes = Vec::new();
     for t in 0..test.threads.len() {
         let code = ThreadCode::new(test, ThreadId::new(t)).map_err(Status::Unsupported)?;
@@ -158,6 +160,10 @@ fn explore_all(
     if paths.iter().any(Vec::is_empty) {
         return Ok(());
     }
+    // Freeing the paths (symbolic values behind `Rc`s) takes up to as long
+    // as building them: that time is kept before the deadline, so that a
+    // search stopped by it still returns within the limit.
+    budget.reserve(built.elapsed());
     let mut brute = Brute {
         test,
         budget,

@@ -34,6 +34,9 @@
 use super::explorer::{Explorer, Job};
 use super::outcome::Outcomes;
 use super::Budget;
+/// The estimate is part of a report (`Status::Estimate`); its type and the
+/// default seed live there, so that the report does not import the explorer.
+pub use crate::report::{Estimate, DEFAULT_SEED};
 use crate::report::{Options, Stats, Status};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -51,57 +54,6 @@ const MAX_NODES: u64 = 2_000_000;
 const MAX_SHARE: f64 = 0.03;
 /// ... unless they visited fewer than this many.
 const MIN_NODES: u64 = 20_000;
-/// The seed when none is given (`--seed`).
-pub const DEFAULT_SEED: u64 = 0x5eed_f7e5;
-
-/// The estimated size of the exploration of one test. Counts are rounded to
-/// integers; the interval is the normal 95% interval of the mean of the
-/// walks, clamped at 0.
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
-pub struct Estimate {
-    /// Walks made.
-    pub walks: u64,
-    /// The seed of the walks.
-    pub seed: u64,
-    /// Estimated executions, complete plus blocked (what `executions` plus
-    /// `blocked` of an exhaustive run are).
-    pub total: u64,
-    /// Lower end of the 95% interval of `total`.
-    pub total_low: u64,
-    /// Upper end of the 95% interval of `total`.
-    pub total_high: u64,
-    /// Estimated complete executions.
-    pub executions: u64,
-    /// Estimated blocked executions.
-    pub blocked: u64,
-    /// Estimated pruned partial graphs.
-    pub pruned: u64,
-    /// Estimated branching nodes of the tree.
-    pub nodes: u64,
-    /// Estimated time of the exhaustive run, in milliseconds, on one thread.
-    pub time_ms: u64,
-    /// Time the walks took, in milliseconds.
-    pub walk_ms: u64,
-}
-
-impl std::fmt::Display for Estimate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "about {} executions (95% interval {}..{}; {} complete, {} blocked), \
-             about {:.3} s to explore on one thread; {} walks in {:.3} s, seed {}",
-            self.total,
-            self.total_low,
-            self.total_high,
-            self.executions,
-            self.blocked,
-            self.time_ms as f64 / 1000.0,
-            self.walks,
-            self.walk_ms as f64 / 1000.0,
-            self.seed
-        )
-    }
-}
 
 /// The hook of one walk, consulted by the DPOR explorer at each node with
 /// more than one child ([`super::dpor::Dpor::with_walk`]).
@@ -371,7 +323,7 @@ pub fn quick(test: &ptxmc_frontend::ir::Test, opts: &Options, walks: u64) -> Opt
             estimate_walks(opts, budget, out, w, walks, &mut |o, b| dpor.run(o, b))
         },
     );
-    crate::model::interrupt::set_deadline(None);
+    crate::interrupt::set_deadline(None);
     match status {
         Status::Estimate(e) => Some(*e),
         _ => None,

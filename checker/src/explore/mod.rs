@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 /// met within one step.
 ///
 /// A long consistency check looks at the deadline itself
-/// (`model/interrupt.rs`): each tick hands this budget's deadline to the
+/// (`interrupt.rs`): each tick hands this budget's deadline to the
 /// checks of its thread, and a clone (a budget handed to another worker)
 /// looks at the clock on its first step.
 #[derive(Debug)]
@@ -90,7 +90,7 @@ impl Clone for Budget {
 impl Budget {
     pub(crate) fn new(opts: &Options, start: Instant) -> Self {
         let deadline = opts.timeout.and_then(|t| start.checked_add(t));
-        crate::model::interrupt::set_deadline(deadline);
+        crate::interrupt::set_deadline(deadline);
         let max_memory = memory::limit();
         Self {
             deadline,
@@ -121,7 +121,7 @@ impl Budget {
     /// Fails once the time is up, or the process's resident memory is over
     /// the memory limit (looked at once per [`memory::LOOK_EVERY`]).
     pub fn tick(&mut self, _out: &Outcomes) -> Result<(), Status> {
-        crate::model::interrupt::set_deadline(self.deadline);
+        crate::interrupt::set_deadline(self.deadline);
         if self.deadline.is_none() && self.max_memory.is_none() {
             self.every = TICK_EVERY;
             return Ok(());
@@ -150,6 +150,12 @@ impl Budget {
             ))),
             _ => Ok(()),
         }
+    }
+
+    /// Brings the deadline forward by `by`: time kept, within the limit,
+    /// for what must happen after the search stops (freeing what it built).
+    pub(crate) fn reserve(&mut self, by: Duration) {
+        self.deadline = self.deadline.map(|d| d.checked_sub(by).unwrap_or(d));
     }
 
     /// The `--max-executions` bound: a test stops with status `limit` when
@@ -213,16 +219,16 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
         opts,
         prune,
     };
-    let interrupted = crate::model::interrupt::interruptions();
+    let interrupted = crate::interrupt::interruptions();
     let mut status = opts
         .strategy
         .explorer()
         .explore(&job, &mut budget, &mut out);
     // A consistency check stopped at the deadline answered "inconsistent"
-    // without deciding (`model/interrupt.rs`), or a part's states were left
+    // without deciding (`interrupt.rs`), or a part's states were left
     // out past the deadline (`Outcomes::merge`): no verdict then. (Another
     // test's interruption is told apart by this test's deadline.)
-    let interrupted = crate::model::interrupt::interruptions() != interrupted;
+    let interrupted = crate::interrupt::interruptions() != interrupted;
     if (interrupted || out.late)
         && !matches!(status, Status::Limit(_) | Status::Unsupported(_))
         && budget.deadline.is_some_and(|d| Instant::now() >= d)
@@ -232,7 +238,7 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
             opts.timeout.unwrap_or_default().as_secs_f64()
         ));
     }
-    crate::model::interrupt::set_deadline(None);
+    crate::interrupt::set_deadline(None);
     // A race found is a definite answer even when a limit stopped the
     // exploration (the states are then those of the executions explored).
     if let Some(msg) = out.undefined() {
@@ -344,5 +350,7 @@ pub(crate) fn unsupported(test: &Test) -> Option<String> {
     }
 }
 
+#[cfg(test)]
+mod fence_sc_search_tests;
 #[cfg(test)]
 mod tests;

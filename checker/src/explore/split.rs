@@ -510,7 +510,9 @@ pub fn check_part(test: &Test, opts: &Options, k: u32, n: u32) -> PartResult {
                 return Status::Ok;
             }
             d.set_split(Some(Split::new(k, &plan, opts.seed, BTreeMap::new())));
+            let interrupted = crate::interrupt::interruptions();
             let status = d.run(out, budget);
+            let status = deadline_guard(status, interrupted, out, budget, opts);
             let Some(split) = d.split() else {
                 return Status::Unsupported("internal: no split".into());
             };
@@ -541,6 +543,33 @@ pub fn check_part(test: &Test, opts: &Options, k: u32, n: u32) -> PartResult {
         },
     );
     done(status, pieces, &plan)
+}
+
+/// The rule whole runs keep (`explore::check_pruning`), for a part: a
+/// consistency check stopped at the deadline answered "inconsistent" without
+/// deciding (`interrupt.rs`; `interrupted` is the count of
+/// interruptions before the part ran), or the states of a worker were left
+/// out past the deadline (`Outcomes::late`): the part then carries no
+/// verdict, its status is `limit`. (Another thread's interruption is told
+/// apart by this part's deadline.)
+fn deadline_guard(
+    status: Status,
+    interrupted: u64,
+    out: &Outcomes,
+    budget: &Budget,
+    opts: &Options,
+) -> Status {
+    let interrupted = crate::interrupt::interruptions() != interrupted;
+    if (interrupted || out.late)
+        && !matches!(status, Status::Limit(_) | Status::Unsupported(_))
+        && budget.deadline.is_some_and(|d| Instant::now() >= d)
+    {
+        return Status::Limit(format!(
+            "timeout after {:.3} s",
+            opts.timeout.unwrap_or_default().as_secs_f64()
+        ));
+    }
+    status
 }
 
 /// The plan of a split into `n` parts: rounds of sizing and opening roots

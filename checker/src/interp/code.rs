@@ -612,8 +612,8 @@ pub(crate) fn writes(i: &Instr) -> Vec<RegId> {
 mod tests {
     use super::*;
     use crate::event::EventId;
+    use crate::interp::BlockReason;
     use crate::interp::{Next, ThreadState};
-    use crate::report::BlockReason;
 
     fn parse(src: &str) -> Test {
         ptxmc_frontend::parse(src).expect("parses")

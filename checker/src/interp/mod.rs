@@ -32,9 +32,20 @@ pub use dependent::later_writes_depend;
 pub use state::{BranchCond, Deps, ThreadState};
 pub use writes::{issues_async, write_shapes, WriteShape};
 
-use crate::report::BlockReason;
 use ptxmc_frontend::ir::{mbarrier, BinOp, CmpOp, RmwOp};
 use std::fmt::Debug;
+
+/// Why a thread cannot go on in a blocked execution.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum BlockReason {
+    /// Waits forever at a barrier (fewer threads arrive than it expects).
+    Barrier,
+    /// Spins forever in a side-effect-free loop, reading values that never change
+    /// (a fair execution: every read reads a coherence-maximal write).
+    Spin,
+    /// The loop bound (`--unroll`) cut the execution.
+    Bound,
+}
 
 /// What [`ThreadState::next`] found.
 #[derive(Clone, PartialEq, Eq, Debug)]

@@ -1,9 +1,9 @@
 //! The running state of one thread and its step function.
 
 use super::writes::shared_scope;
+use super::BlockReason;
 use super::{Next, ThreadCode, Value};
 use crate::event::{AsyncOrder, Event, EventId, EventKind, Location};
-use crate::report::BlockReason;
 use ptxmc_frontend::ir::{
     AddrId, AsyncInstr, BarrierKind, BinOp, CmpOp, FenceKind, Instr, Operand, Proxy, RegId, RmwOp,
     Scope, Sem, Span, Test, ThreadId,

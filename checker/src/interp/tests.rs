@@ -131,7 +131,7 @@ fn spin_loop_blocks_with_its_iteration() {
     // Reading 0 keeps it looping: it blocks after one iteration.
     let (evs, end, st) = run(&t, 2, &[0]);
     assert_eq!(evs.len(), 2);
-    assert_eq!(end, Next::Blocked(crate::report::BlockReason::Spin));
+    assert_eq!(end, Next::Blocked(crate::interp::BlockReason::Spin));
     assert_eq!(st.spin_iteration(), &[EventId::new(1)]);
     assert_eq!(st.blocked_at(&code_of(&t, 0)).map(|s| s.line), Some(5));
     // Reading 1 exits.
@@ -154,10 +154,10 @@ fn other_loops_are_bounded() {
     // Always reading 0: unroll 2 allows 2 back edges, so 3 iterations.
     let (evs, end, _) = run(&t, 2, &[0, 0, 0, 0]);
     assert_eq!(evs.len(), 6);
-    assert_eq!(end, Next::Blocked(crate::report::BlockReason::Bound));
+    assert_eq!(end, Next::Blocked(crate::interp::BlockReason::Bound));
     let (evs, end, _) = run(&t, 0, &[0]);
     assert_eq!(evs.len(), 2);
-    assert_eq!(end, Next::Blocked(crate::report::BlockReason::Bound));
+    assert_eq!(end, Next::Blocked(crate::interp::BlockReason::Bound));
     let (evs, end, _) = run(&t, 2, &[0, 1]);
     assert_eq!(evs.len(), 4);
     assert_eq!(end, Next::Done);

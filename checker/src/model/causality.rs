@@ -80,7 +80,7 @@ impl Causality {
         let mut alias_fences = Vec::new();
         let mut generic = BitMatrix::new(n);
         for f in exec.ids() {
-            super::interrupt::poll(f.index());
+            crate::interrupt::poll(f.index());
             let ef = exec.event(f);
             match ef.kind {
                 EventKind::Fence(FenceKind::ProxyAlias) => alias_fences.push(f),

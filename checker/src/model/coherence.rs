@@ -48,7 +48,7 @@ impl Coherence {
             }
         }
         for (k, &i) in writes.iter().enumerate() {
-            super::interrupt::poll(k);
+            crate::interrupt::poll(k);
             let ei = exec.event(i);
             if !ei.is_init() {
                 continue;
@@ -58,7 +58,7 @@ impl Coherence {
             }
         }
         for (k, &w) in writes.iter().enumerate() {
-            super::interrupt::poll(k);
+            crate::interrupt::poll(k);
             let phys = exec.event(w).loc().map(|l| l.phys);
             // A causality cycle through W alone (W before itself) is left to
             // the axioms about what closes the cycle (Fence-SC, Causality).

@@ -36,7 +36,6 @@ pub(crate) mod coherence;
 mod communication;
 pub(crate) mod consistency;
 pub(crate) mod fast;
-pub(crate) mod interrupt;
 mod morally_strong;
 mod observation;
 mod patterns;
@@ -46,13 +45,11 @@ pub mod reading;
 mod strong_proxy;
 mod synchronizes;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 mod witness;
 
 #[cfg(test)]
 mod chapter8_tests;
-#[cfg(test)]
-mod fence_sc_search_tests;
 #[cfg(test)]
 mod tests;
 
@@ -269,7 +266,7 @@ fn assert_relations_eq(a: &Relations, b: &Relations) {
 /// of (`interrupt.rs`): the graph is then reported as violating Coherence
 /// with no witness events, an answer that never becomes a verdict.
 pub(crate) fn check_full(exec: &Execution) -> Result<Relations, Violation> {
-    interrupt::run(exec.len(), || check_full_here(exec)).unwrap_or_else(|| {
+    crate::interrupt::run(exec.len(), || check_full_here(exec)).unwrap_or_else(|| {
         Err(Violation {
             axiom: Axiom::Coherence,
             events: Vec::new(),

@@ -77,7 +77,7 @@ pub(crate) fn strong_scope(e: &Event) -> Option<Scope> {
 pub(crate) fn morally_strong_matrix(exec: &Execution) -> BitMatrix {
     let mut ms = BitMatrix::new(exec.len());
     for a in exec.ids() {
-        super::interrupt::poll(a.index());
+        crate::interrupt::poll(a.index());
         for b in exec.ids().skip(a.index() + 1) {
             if morally_strong(exec, a, b) {
                 ms.insert(a, b);

@@ -165,7 +165,7 @@ impl BitMatrix {
     /// Every pair of the relation, row by row.
     pub fn pairs(&self) -> impl Iterator<Item = (EventId, EventId)> + '_ {
         (0..self.n).flat_map(move |a| {
-            crate::model::interrupt::poll(a);
+            crate::interrupt::poll(a);
             let a = EventId::new(a);
             self.successors(a).map(move |b| (a, b))
         })
@@ -207,7 +207,7 @@ impl BitMatrix {
     pub fn compose(&self, other: &BitMatrix) -> BitMatrix {
         let mut out = BitMatrix::new(self.n);
         for a in 0..self.n {
-            crate::model::interrupt::poll(a);
+            crate::interrupt::poll(a);
             for b in self.successors(EventId::new(a)) {
                 for k in 0..self.words {
                     out.bits[a * self.words + k] |= other.bits[b.index() * self.words + k];
@@ -229,7 +229,7 @@ impl BitMatrix {
     /// Transitive closure in place (Warshall, row-wise with word operations).
     pub fn close_transitively(&mut self) {
         for k in 0..self.n {
-            crate::model::interrupt::poll(k);
+            crate::interrupt::poll(k);
             // Rows with no successor through k are left alone; an empty row k
             // adds nothing to anybody.
             if self.row(k).iter().all(|&w| w == 0) {
@@ -267,7 +267,7 @@ impl BitMatrix {
         let mut colour = vec![0u8; self.n];
         let mut parent = vec![usize::MAX; self.n];
         for root in 0..self.n {
-            crate::model::interrupt::poll(root);
+            crate::interrupt::poll(root);
             if colour[root] != 0 {
                 continue;
             }

@@ -84,3 +84,43 @@ fn owners_are_contiguous_and_balanced() {
     assert_eq!(o.first(), Some(&1));
     assert_eq!(o.last(), Some(&3));
 }
+
+/// A part whose states were left out past its deadline (or during which a
+/// consistency check was interrupted) carries no verdict: status `limit`,
+/// as a whole run (`explore::check_pruning`); before the deadline, or for a
+/// status that already says why, the status stays.
+#[test]
+fn an_interrupted_part_is_a_limit() {
+    use super::super::outcome::Outcomes;
+    use super::super::Budget;
+    use crate::report::Status;
+    use std::time::Instant;
+    let test = family("writers", 2);
+    let start = Instant::now();
+    let passed = Options {
+        timeout: Some(Duration::ZERO),
+        ..Options::default()
+    };
+    let later = Options {
+        timeout: Some(Duration::from_secs(3600)),
+        ..Options::default()
+    };
+    let mut out = Outcomes::new(&test);
+    let before = crate::interrupt::interruptions();
+    let guard = |status: Status, out: &Outcomes, opts: &Options| {
+        super::deadline_guard(status, before, out, &Budget::new(opts, start), opts)
+    };
+    // Nothing happened: the status stays.
+    assert_eq!(guard(Status::Ok, &out, &passed), Status::Ok);
+    out.late = true;
+    assert_eq!(
+        guard(Status::Ok, &out, &passed),
+        Status::Limit("timeout after 0.000 s".into())
+    );
+    assert_eq!(guard(Status::Ok, &out, &later), Status::Ok);
+    let why = Status::Unsupported("x".into());
+    assert_eq!(guard(why.clone(), &out, &passed), why);
+    // And a whole part whose deadline has passed ends as a limit, never `ok`.
+    let part = super::check_part(&family("writers", 3), &passed, 1, 2);
+    assert!(matches!(part.status, Status::Limit(_)), "{:?}", part.status);
+}

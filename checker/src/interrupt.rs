@@ -1,6 +1,6 @@
 //! Stopping a long consistency check at the check's deadline.
 //!
-//! One check of a graph of thousands of events ([`super::check_full`]: the
+//! One check of a graph of thousands of events ([`crate::model::check_full`]: the
 //! orders of 8.9 as `n x n` relations, then the axioms of 8.10) takes a
 //! noticeable time: about a second for 20,000 events. An explorer looks at
 //! the clock between checks ([`crate::explore::Budget::tick`]), so such a
@@ -14,7 +14,7 @@
 //! - Only checks of at least [`ARM_MIN`] events look ([`Armed`]): a smaller
 //!   one ends within a few milliseconds, and the explorers' hot paths stay
 //!   as they were.
-//! - Giving up unwinds to [`super::check_full`] (no panic hook runs, no
+//! - Giving up unwinds to [`crate::model::check_full`] (no panic hook runs, no
 //!   message is printed), which reports the graph as inconsistent and counts
 //!   the interruption ([`interruptions`]). Such an answer is not a verdict:
 //!   a check whose deadline has passed and during which an interruption

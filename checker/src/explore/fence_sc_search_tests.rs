@@ -3,11 +3,11 @@
 //! of the morally strong `fence.sc` pairs, up to 8 fences) on random
 //! candidate executions full of `fence.sc` (8.9.3, 8.10.2).
 
-use super::testutil::*;
+use super::candidate::{exists_fence_sc_order, fence_sc_orders};
 use crate::event::EventId;
 use crate::execution::Execution;
-use crate::explore::candidate::{exists_fence_sc_order, fence_sc_orders};
 use crate::model;
+use crate::model::testutil::*;
 use ptxmc_frontend::ir::{FenceKind, Scope};
 
 /// xorshift64*: deterministic, no dependency.
