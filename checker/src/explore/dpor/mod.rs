@@ -322,6 +322,9 @@ pub(crate) struct Dpor<'a> {
     /// blocked graph that can no longer be fair is pruned at once
     /// ([`Self::spins_may_be_fair`]).
     prune_unfair: bool,
+    /// Per physical location: whether its writes form an RMW chain
+    /// (`fairness.rs`, [`Self::rmw_chain`]), found on first use.
+    rmw_chains: std::sync::OnceLock<Vec<bool>>,
     // --- hook of `--split` (`explore/split.rs`) ---
     /// With `Some`, [`Self::branch`] explores only this part's subtrees.
     split: Option<super::split::Split>,
@@ -378,8 +381,8 @@ impl<'a> Dpor<'a> {
                     async_order: Default::default(),
                 };
                 let same = |e: &Event| {
-                    (e.sem, e.scope, e.proxy, e.loc().map(|l| l.vaddr))
-                        == (ev.sem, ev.scope, ev.proxy, ev.loc().map(|l| l.vaddr))
+                    (e.sem, e.scope, e.proxy, e.loc().map(|l| l.vaddr), e.is_rmw())
+                        == (ev.sem, ev.scope, ev.proxy, ev.loc().map(|l| l.vaddr), ev.is_rmw())
                 };
                 let list = &mut writers[t][a.phys.index()];
                 if !list.iter().any(same) {
@@ -427,6 +430,7 @@ impl<'a> Dpor<'a> {
                 .collect(),
             walk: None,
             prune_unfair: codes.iter().all(|c| c.loops().iter().all(|l| l.spin)),
+            rmw_chains: std::sync::OnceLock::new(),
             split: None,
         }
     }
