@@ -12,6 +12,7 @@ use crate::event::EventId;
 use crate::execution::Execution;
 use crate::explore::candidate::{releases, Ending};
 use crate::model;
+use ptxmc_frontend::ir::Proxy;
 
 impl Dpor<'_> {
     /// Whether every thread of `s` that ended in a spin loop can still be
@@ -45,7 +46,18 @@ impl Dpor<'_> {
             return false;
         };
         let phys = loc.phys.index();
-        if !s.exec.event(w).is_init() && !self.chain_grows_last(s, phys) {
+        let strong_for = |t: usize| {
+            self.writers[t].get(phys).is_some_and(|ws| {
+                ws.iter()
+                    .all(|x| model::morally_strong_events(x, e, &s.exec.placements))
+            })
+        };
+        let init = s.exec.event(w).is_init();
+        let chain = !init && self.chain_grows_last(s, phys);
+        if self.written_later(s, w, phys, init || chain, &strong_for) {
+            return true;
+        }
+        if !init && !chain {
             return false;
         }
         s.waiting.iter().chain(&s.pending).any(|&q| {
@@ -66,6 +78,44 @@ impl Dpor<'_> {
 }
 
 impl Dpor<'_> {
+    /// Whether every completion of `s` adds a write to `phys`, coherence-after
+    /// `w` and morally strong with the spin read (`strong_for`: every write
+    /// of the thread to `phys` is): a thread that may still run is at
+    /// straight-line code to its end that writes `phys`
+    /// ([`crate::interp::ThreadCode::writes_on_every_run`]; a completion runs
+    /// it to its end, else one of its reads never gets a writer and the
+    /// graph is discarded), and its write comes after `w` in coherence:
+    /// every new write does (`any_after`), or `w` is the thread's own
+    /// earlier write through the same address and the generic proxy, which
+    /// precedes it in causality order (program order, 8.9.5) and so in
+    /// coherence (8.10.1).
+    fn written_later(
+        &self,
+        s: &State,
+        w: EventId,
+        phys: usize,
+        any_after: bool,
+        strong_for: &dyn Fn(usize) -> bool,
+    ) -> bool {
+        let we = s.exec.event(w);
+        (0..s.runs.len()).any(|u| {
+            let own = || {
+                we.thread.is_some_and(|t| t.index() == u)
+                    && we.proxy == Proxy::Generic
+                    && self.accesses[u].get(phys).is_some_and(|a| {
+                        a.iter().all(|&(va, p)| {
+                            p == Proxy::Generic && we.loc().is_some_and(|l| l.vaddr == va)
+                        })
+                    })
+                    && !self.issues_async[u]
+            };
+            s.runs[u].live()
+                && self.codes[u].writes_on_every_run(s.states[u].pc(), phys)
+                && (any_after || own())
+                && strong_for(u)
+        })
+    }
+
     /// Whether every write not yet added to `phys` comes after every write of
     /// the graph in coherence, in every consistent completion. So when every
     /// write a thread can make to `phys` is the write half of an RMW, all

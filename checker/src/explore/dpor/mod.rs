@@ -104,6 +104,7 @@
 
 mod coherence;
 mod complete;
+mod exits;
 mod fairness;
 mod read;
 mod satisfy;
@@ -325,6 +326,8 @@ pub(crate) struct Dpor<'a> {
     /// Per physical location: whether its writes form an RMW chain
     /// (`fairness.rs`, [`Self::rmw_chain`]), found on first use.
     rmw_chains: std::sync::OnceLock<Vec<bool>>,
+    /// The write instructions of each thread to each location (`exits.rs`).
+    write_sites: std::sync::OnceLock<exits::WriteSites>,
     // --- hook of `--split` (`explore/split.rs`) ---
     /// With `Some`, [`Self::branch`] explores only this part's subtrees.
     split: Option<super::split::Split>,
@@ -380,10 +383,16 @@ impl<'a> Dpor<'a> {
                     ctrl_deps: SmallVec::new(),
                     async_order: Default::default(),
                 };
-                let same = |e: &Event| {
-                    (e.sem, e.scope, e.proxy, e.loc().map(|l| l.vaddr), e.is_rmw())
-                        == (ev.sem, ev.scope, ev.proxy, ev.loc().map(|l| l.vaddr), ev.is_rmw())
+                let key = |e: &Event| {
+                    (
+                        e.sem,
+                        e.scope,
+                        e.proxy,
+                        e.loc().map(|l| l.vaddr),
+                        e.is_rmw(),
+                    )
                 };
+                let same = |e: &Event| key(e) == key(&ev);
                 let list = &mut writers[t][a.phys.index()];
                 if !list.iter().any(same) {
                     list.push(ev);
@@ -431,6 +440,7 @@ impl<'a> Dpor<'a> {
             walk: None,
             prune_unfair: codes.iter().all(|c| c.loops().iter().all(|l| l.spin)),
             rmw_chains: std::sync::OnceLock::new(),
+            write_sites: std::sync::OnceLock::new(),
             split: None,
         }
     }
