@@ -238,6 +238,62 @@ impl ThreadCode {
         &self.loops
     }
 
+    /// Whether every run of the code from position `pc` on writes the
+    /// physical location `phys`: the code from `pc` to its end is
+    /// straight-line (no jump, barrier or asynchronous operation), so a
+    /// thread there runs to its end unless one of its reads never gets a
+    /// writer, and it holds a scalar store or an RMW that always writes
+    /// (not an `atom.cas` under a reading where a failed one only reads) to
+    /// `phys`.
+    pub fn writes_on_every_run(&self, pc: usize, phys: usize) -> bool {
+        let Some(rest) = self.stmts.get(pc..) else {
+            return false;
+        };
+        let at = |a: &ptxmc_frontend::ir::AddrId| {
+            self.addresses
+                .get(a.index())
+                .is_some_and(|x| x.phys.index() == phys)
+        };
+        let mut writes = false;
+        for s in rest {
+            match &s.instr {
+                Instr::Label(_) | Instr::Op { .. } | Instr::Mov { .. } | Instr::Load { .. } => {}
+                Instr::Fence { .. } | Instr::AddrReg { .. } => {}
+                Instr::Store { addr, src, .. } => writes |= src.len() == 1 && at(addr),
+                Instr::Rmw { op, addr, .. } => {
+                    let always =
+                        *op != ptxmc_frontend::ir::RmwOp::Cas || self.reading.failed_cas_writes;
+                    writes |= always && at(addr);
+                }
+                _ => return false,
+            }
+        }
+        writes
+    }
+
+    /// The value that the `atom.cas` at position `pc` must read for its
+    /// thread to leave its loop: `Some(a)` when `pc` holds the CAS `atom.cas
+    /// d, [m], a, b` (with an immediate `a`) of a guarded CAS retry loop
+    /// ([`guarded_cas`]) that blocks when the CAS fails ([`Loop::spin`] under
+    /// the reading): read any other value, the thread takes the back edge
+    /// and stops there, making no event after the CAS.
+    pub fn cas_exit_value(&self, pc: usize) -> Option<i64> {
+        let Some(Instr::Rmw {
+            op: ptxmc_frontend::ir::RmwOp::Cas,
+            a: Operand::Imm(a),
+            ..
+        }) = self.stmts.get(pc).map(|s| &s.instr)
+        else {
+            return None;
+        };
+        let guarded = self
+            .loops
+            .iter()
+            .zip(&self.loop_facts)
+            .any(|(l, f)| l.spin && f.1.is_some() && l.contains(pc));
+        guarded.then_some(*a)
+    }
+
     /// The position of a label.
     pub fn label(&self, l: LabelId) -> Option<usize> {
         self.label_pos.get(l.index()).copied().flatten()

@@ -267,6 +267,12 @@ impl<V: Value> ThreadState<V> {
     }
 
     /// The thread.
+    /// The position of the instruction the thread executes next (or is in
+    /// the middle of).
+    pub fn pc(&self) -> usize {
+        self.pc
+    }
+
     pub fn thread(&self) -> ThreadId {
         self.thread
     }

@@ -305,3 +305,39 @@ fn bad_code_is_reported_not_run() {
     let t = test(1, vec![vec![ld(0, 4)]]);
     assert!(ThreadCode::new(&t, ThreadId(0)).is_err());
 }
+
+/// The facts DPOR's lock pruning reads of the code (`dpor/exits.rs`,
+/// `dpor/fairness.rs`): the value a guarded CAS must read to leave its loop,
+/// and whether straight-line code to the end writes a location.
+#[test]
+fn a_cas_lock_exits_on_its_compare_value_and_unlocks_on_every_run() {
+    let src = ptxmc_frontend::families::generate("cas-lock", 2, "gpu").expect("a family");
+    let test = ptxmc_frontend::parse(&src).expect("parses");
+    let phys = |name: &str| {
+        (0..test.addresses.len())
+            .find(|&a| test.addr_name(ptxmc_frontend::ir::AddrId::new(a)) == name)
+            .map(|a| test.addresses[a].phys.index())
+            .expect("a location")
+    };
+    let (m, data) = (phys("m"), phys("data"));
+    for reading in [
+        crate::model::reading::Reading::SPEC,
+        crate::model::reading::Reading::FAILED_CAS_READ,
+    ] {
+        let code = code_of(&test, 0).with_reading(reading);
+        let cas = code
+            .stmts()
+            .iter()
+            .position(|s| matches!(s.instr, Instr::Rmw { op: RmwOp::Cas, .. }))
+            .expect("a CAS");
+        assert_eq!(code.cas_exit_value(cas), Some(0));
+        assert_eq!(code.cas_exit_value(cas + 1), None);
+        // In the loop, the code jumps back; after it, it runs straight to
+        // the unlock (st.release m, 0) and writes data on the way.
+        assert!(!code.writes_on_every_run(cas, m));
+        assert!(code.writes_on_every_run(cas + 2, m));
+        assert!(code.writes_on_every_run(cas + 2, data));
+        let last = code.stmts().len() - 1;
+        assert!(!code.writes_on_every_run(last, data));
+    }
+}

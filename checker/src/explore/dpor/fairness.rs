@@ -12,6 +12,7 @@ use crate::event::EventId;
 use crate::execution::Execution;
 use crate::explore::candidate::{releases, Ending};
 use crate::model;
+use ptxmc_frontend::ir::Proxy;
 
 impl Dpor<'_> {
     /// Whether every thread of `s` that ended in a spin loop can still be
@@ -31,21 +32,34 @@ impl Dpor<'_> {
     }
 
     /// Whether every completion of `s` adds a write that releases the spin
-    /// read `r` (one that reads the initial write; any other write of the
-    /// location is coherence-after it, 8.9.6): a read of `r`'s location
-    /// waits for a write not yet added, or is committed to one ([`Run::Waiting`],
-    /// `s.pending`; a completion gives it one, else it is discarded), and
-    /// every write that a thread may still make for it is morally strong
-    /// with `r` (8.7), so bound to become visible to it.
+    /// read `r`: a read of `r`'s location waits for a write not yet added, or
+    /// is committed to one ([`Run::Waiting`], `s.pending`; a completion gives
+    /// it one, else it is discarded), every write that a thread may still
+    /// make for it is morally strong with `r` (8.7), so bound to become
+    /// visible to it, and every write not yet added is coherence-after the
+    /// write `w` that `r` reads: `w` is the initial write (8.9.6), or the
+    /// location is an RMW chain with no read committed to a value
+    /// ([`Self::chain_grows_last`]).
     fn released_later(&self, s: &State, r: EventId) -> bool {
         let e = s.exec.event(r);
         let (Some(w), Some(loc)) = (s.exec.rf.get(r.index()).copied().flatten(), e.loc()) else {
             return false;
         };
-        if !s.exec.event(w).is_init() {
+        let phys = loc.phys.index();
+        let strong_for = |t: usize| {
+            self.writers[t].get(phys).is_some_and(|ws| {
+                ws.iter()
+                    .all(|x| model::morally_strong_events(x, e, &s.exec.placements))
+            })
+        };
+        let init = s.exec.event(w).is_init();
+        let chain = !init && self.chain_grows_last(s, phys);
+        if self.written_later(s, w, phys, init || chain, &strong_for) {
+            return true;
+        }
+        if !init && !chain {
             return false;
         }
-        let phys = loc.phys.index();
         s.waiting.iter().chain(&s.pending).any(|&q| {
             let qe = s.exec.event(q);
             let (Some(qt), Some(ql)) = (qe.thread, qe.loc()) else {
@@ -60,6 +74,95 @@ impl Dpor<'_> {
                         })
                 })
         })
+    }
+}
+
+impl Dpor<'_> {
+    /// Whether every completion of `s` adds a write to `phys`, coherence-after
+    /// `w` and morally strong with the spin read (`strong_for`: every write
+    /// of the thread to `phys` is): a thread that may still run is at
+    /// straight-line code to its end that writes `phys`
+    /// ([`crate::interp::ThreadCode::writes_on_every_run`]; a completion runs
+    /// it to its end, else one of its reads never gets a writer and the
+    /// graph is discarded), and its write comes after `w` in coherence:
+    /// every new write does (`any_after`), or `w` is the thread's own
+    /// earlier write through the same address and the generic proxy, which
+    /// precedes it in causality order (program order, 8.9.5) and so in
+    /// coherence (8.10.1).
+    fn written_later(
+        &self,
+        s: &State,
+        w: EventId,
+        phys: usize,
+        any_after: bool,
+        strong_for: &dyn Fn(usize) -> bool,
+    ) -> bool {
+        let we = s.exec.event(w);
+        (0..s.runs.len()).any(|u| {
+            let own = || {
+                we.thread.is_some_and(|t| t.index() == u)
+                    && we.proxy == Proxy::Generic
+                    && self.accesses[u].get(phys).is_some_and(|a| {
+                        a.iter().all(|&(va, p)| {
+                            p == Proxy::Generic && we.loc().is_some_and(|l| l.vaddr == va)
+                        })
+                    })
+                    && !self.issues_async[u]
+            };
+            s.runs[u].live()
+                && self.codes[u].writes_on_every_run(s.states[u].pc(), phys)
+                && (any_after || own())
+                && strong_for(u)
+        })
+    }
+
+    /// Whether every write not yet added to `phys` comes after every write of
+    /// the graph in coherence, in every consistent completion. So when every
+    /// write a thread can make to `phys` is the write half of an RMW, all
+    /// morally strong with each other ([`Self::rmw_chain`]), and no read of
+    /// `phys` is committed to a value (`s.pending`): then every RMW write in
+    /// the graph has its read's writer in the graph (a waiting read's thread
+    /// stopped before the write half), coherence is total on them (8.9.6),
+    /// and RMW atomicity (8.10.3) puts each right after the write its read
+    /// reads, which no other of them reads (two morally strong RMWs cannot
+    /// share a writer, [`Self::must_not_share`]): they form a chain from the
+    /// initial write. A new RMW write comes right after the write its read
+    /// reads, which must be the last of the chain or a write added after it
+    /// (any other is read already), so after every write of the graph.
+    pub(super) fn chain_grows_last(&self, s: &State, phys: usize) -> bool {
+        self.rmw_chain(phys)
+            && !s.pending.iter().any(|&q| {
+                s.exec
+                    .event(q)
+                    .loc()
+                    .is_some_and(|l| l.phys.index() == phys)
+            })
+    }
+
+    /// Whether every write any thread makes to `phys` is the write half of an
+    /// RMW and every two of those writes are morally strong (8.7): a property
+    /// of the code alone, found once per location.
+    pub(super) fn rmw_chain(&self, phys: usize) -> bool {
+        let facts = self.rmw_chains.get_or_init(|| {
+            let placements: Vec<_> = self.test.threads.iter().map(|t| t.placement).collect();
+            (0..self.init_mem.len())
+                .map(|p| {
+                    let kinds: Vec<&crate::event::Event> = self
+                        .writers
+                        .iter()
+                        .filter_map(|ws| ws.get(p))
+                        .flatten()
+                        .collect();
+                    kinds.iter().all(|a| {
+                        a.is_rmw()
+                            && kinds
+                                .iter()
+                                .all(|b| model::morally_strong_events(a, b, &placements))
+                    })
+                })
+                .collect()
+        });
+        facts.get(phys).copied().unwrap_or(false)
     }
 }
 

@@ -102,6 +102,7 @@
 //! to reach one stops the others.
 
 mod complete;
+mod exits;
 mod fairness;
 mod read;
 mod satisfy;
@@ -305,6 +306,11 @@ pub(crate) struct Dpor<'a> {
     /// blocked graph that can no longer be fair is pruned at once
     /// ([`Self::spins_may_be_fair`]).
     prune_unfair: bool,
+    /// Per physical location: whether its writes form an RMW chain
+    /// (`fairness.rs`, [`Self::rmw_chain`]), found on first use.
+    rmw_chains: std::sync::OnceLock<Vec<bool>>,
+    /// The write instructions of each thread to each location (`exits.rs`).
+    write_sites: std::sync::OnceLock<exits::WriteSites>,
     // --- hook of `--split` (`explore/split.rs`) ---
     /// With `Some`, [`Self::branch`] explores only this part's subtrees.
     split: Option<super::split::Split>,
@@ -360,10 +366,16 @@ impl<'a> Dpor<'a> {
                     ctrl_deps: SmallVec::new(),
                     async_order: Default::default(),
                 };
-                let same = |e: &Event| {
-                    (e.sem, e.scope, e.proxy, e.loc().map(|l| l.vaddr))
-                        == (ev.sem, ev.scope, ev.proxy, ev.loc().map(|l| l.vaddr))
+                let key = |e: &Event| {
+                    (
+                        e.sem,
+                        e.scope,
+                        e.proxy,
+                        e.loc().map(|l| l.vaddr),
+                        e.is_rmw(),
+                    )
                 };
+                let same = |e: &Event| key(e) == key(&ev);
                 let list = &mut writers[t][a.phys.index()];
                 if !list.iter().any(same) {
                     list.push(ev);
@@ -410,6 +422,8 @@ impl<'a> Dpor<'a> {
                 .collect(),
             walk: None,
             prune_unfair: codes.iter().all(|c| c.loops().iter().all(|l| l.spin)),
+            rmw_chains: std::sync::OnceLock::new(),
+            write_sites: std::sync::OnceLock::new(),
             split: None,
         }
     }

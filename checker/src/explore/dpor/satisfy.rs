@@ -101,7 +101,7 @@ impl Dpor<'_> {
                 }
             }
         }
-        let mut gated = self.gated_behind(s, after_threads);
+        let mut gated = self.gated_behind(s, after_threads, phys);
         while gated != 0 {
             let u = gated.trailing_zeros() as usize;
             gated &= gated - 1;
@@ -113,52 +113,61 @@ impl Dpor<'_> {
     }
 
     /// The threads stopped behind the threads `after` (a bit per thread), all
-    /// of whose later events some read `r` precedes in base causality order
-    /// (8.9.5): each waits ([`Run::Waiting`]) at an acquire read `q` that is
-    /// never given a value in advance ([`Self::never_unblocked`]), so it runs
-    /// again only once a write added later gives `q` its value, every write
-    /// any thread makes to `q`'s location is a release operation morally
-    /// strong with `q` (8.7, 8.8 form 1), and every thread that may still
-    /// write there is in `after` or stopped behind them too. The first of these threads to run
-    /// again reads a write of a thread of `after`, which `r` precedes in base
-    /// causality order and which synchronizes with `q` (8.9.4 item 4:
-    /// observation, 8.9.2), so `r` precedes `q` and all that follows it;
-    /// by induction, so for each next one. (The largest such set: threads
-    /// that wait only for each other never run again, and write nothing.)
-    pub(super) fn gated_behind(&self, s: &State, after: u64) -> u64 {
+    /// of whose later events some read `r` of location `r_phys` precedes in
+    /// base causality order (8.9.5): each waits ([`Run::Waiting`]) at an
+    /// acquire read `q` that is never given a value in advance
+    /// ([`Self::never_unblocked`]), so it runs again only once a write added
+    /// later gives `q` its value, every write any thread makes to `q`'s
+    /// location that can let it go on is a release operation morally strong
+    /// with `q` (8.7, 8.8 form 1), and every thread that may still make such a
+    /// write is in `after` or stopped behind them too. The first of these
+    /// threads to go on reads a write of a thread of `after`, which `r`
+    /// precedes in base causality order and which synchronizes with `q`
+    /// (8.9.4 item 4: observation, 8.9.2), so `r` precedes `q` and all that
+    /// follows it; by induction, so for each next one. (The largest such set:
+    /// threads that wait only for each other never run again, and write
+    /// nothing.)
+    ///
+    /// Every write can let `q` go on, but when `q` is the CAS of a guarded
+    /// CAS retry loop that stops its thread when it fails
+    /// ([`crate::interp::ThreadCode::cas_exit_value`]) and lies at another
+    /// location than `r`: then only a write that may write the CAS's compare
+    /// value can ([`Self::exit_writes_synchronize`]); read any other value,
+    /// the thread stops at the back edge, and its only write after `q` is the
+    /// failed CAS's write-back to `q`'s location (under the spec reading),
+    /// which `r` cannot read.
+    pub(super) fn gated_behind(&self, s: &State, after: u64, r_phys: usize) -> u64 {
         let mut gated = 0u64;
         if s.waiting.is_empty() {
             return 0;
         }
+        // The value `u`'s waiting read `q` must read for `u` to go on, if
+        // only some values can.
+        let exit = |u: usize, q: &Event, phys: usize| {
+            (phys != r_phys)
+                .then(|| self.codes[u].cas_exit_value(q.instr as usize))
+                .flatten()
+        };
         for (u, run) in s.runs.iter().enumerate() {
             let Run::Waiting(q) = *run else {
                 continue;
             };
             let e = s.exec.event(q);
+            let Some(phys) = e.loc().map(|l| l.phys.index()) else {
+                continue;
+            };
             let acquire = matches!(e.kind, EventKind::Read { red: false, .. })
                 && e.is_strong()
                 && e.sem.is_acquire();
-            // Every write any thread makes to `q`'s location synchronizes
-            // with `q` when `q` reads it (a thread whose writes there do not
-            // keeps the waiter out, even when it makes none any more).
-            let synchronizing = || {
-                e.loc().is_some_and(|l| {
-                    self.writers.iter().all(|wt| {
-                        wt.get(l.phys.index()).is_none_or(|ws| {
-                            ws.iter().all(|w| {
-                                w.is_strong()
-                                    && w.sem.is_release()
-                                    && model::morally_strong_events(w, e, &s.exec.placements)
-                            })
-                        })
-                    })
-                })
-            };
+            // Every write any thread makes to `q`'s location that can let
+            // `u` go on synchronizes with `q` when `q` reads it (a thread
+            // whose writes there do not keeps the waiter out, even when it
+            // makes none any more).
             if after >> u & 1 == 0
                 && acquire
                 && !self.issues_async[u]
                 && self.never_unblocked(s, q)
-                && synchronizing()
+                && self.exit_writes_synchronize(s, e, phys, exit(u, e, phys))
             {
                 gated |= 1 << u;
             }
@@ -176,9 +185,14 @@ impl Dpor<'_> {
                 let Some(phys) = e.loc().map(|l| l.phys.index()) else {
                     continue;
                 };
-                // (Every writer synchronizes with `q`, checked above.)
-                let behind = (0..s.runs.len())
-                    .all(|t| (after | gated) >> t & 1 == 1 || !self.later_writer(s, t, u, e, phys));
+                let go_on = exit(u, e, phys);
+                // (Every writer that can let `u` go on synchronizes with
+                // `q`, checked above.)
+                let behind = (0..s.runs.len()).all(|t| {
+                    (after | gated) >> t & 1 == 1
+                        || !self.later_writer(s, t, u, e, phys)
+                        || (go_on.is_some() && !self.may_write_exit(t, phys, go_on))
+                });
                 if !behind {
                     gated &= !(1 << u);
                 }

@@ -120,6 +120,19 @@ fn rmw_chains_and_locks_prune_little() {
         0,
         2_000,
     ));
+    // Lock holders gate the waiters of a CAS lock (`dpor/exits.rs`): 4,553
+    // and 101,727 pruned graphs before; a waiter blocked on the lock word
+    // while the holder runs straight to its unlock is unfair at once, and
+    // so is one blocked on an RMW chain (`dpor/fairness.rs`): 13,526 before.
+    cases.push(("cas-lock-4".into(), family("cas-lock", 4), 24, 0, 500));
+    cases.push(("cas-lock-5".into(), family("cas-lock", 5), 120, 0, 3_000));
+    cases.push((
+        "ticket-lock-5".into(),
+        family("ticket-lock", 5),
+        120,
+        0,
+        10_000,
+    ));
     for (name, test, executions, blocked, bound) in cases {
         let opts = Options {
             strategy: Strategy::Dpor,
