@@ -18,6 +18,7 @@ mod packed;
 mod ptx_forms;
 mod special;
 mod threads;
+mod wgmma;
 
 use crate::error::{ParseError, ParseErrorKind};
 use crate::ir::{Span, Test};
