@@ -21,6 +21,7 @@ pub mod report;
 mod sizes;
 mod stack;
 mod terms;
+mod wgmma;
 
 pub use explain::{explain, Explanation};
 pub use explore::check;

@@ -235,7 +235,9 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
     crate::model::interrupt::set_deadline(None);
     // A race found is a definite answer even when a limit stopped the
     // exploration (the states are then those of the executions explored).
-    if let Some(msg) = out.undefined() {
+    // The wgmma register rules (instruction descriptions; `wgmma.rs`).
+    let wgmma = crate::wgmma::misuse(test);
+    if let Some(msg) = out.undefined().or(wgmma.as_deref()) {
         status = match status {
             Status::Unsupported(m) => Status::Unsupported(m),
             Status::Limit(l) => Status::Undefined(format!("{msg}; exploration stopped: {l}")),
