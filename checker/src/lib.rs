@@ -14,6 +14,7 @@ pub mod event;
 pub mod execution;
 pub mod explain;
 pub mod explore;
+mod host_rmw;
 pub mod interp;
 pub mod model;
 pub mod relation;

@@ -186,6 +186,10 @@ pub fn check(test: &Test, opts: &Options) -> Report {
 /// race or a non-`multimem` access to a multimem address in some consistent
 /// execution makes the status `Undefined` (8.7.2, 8.2.3).
 pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report {
+    // 8.1.1 under a reading that drops host atomicity (`host_rmw.rs`).
+    if let Some(split) = crate::host_rmw::split(test, &opts.reading) {
+        return check_pruning(&split, opts, prune);
+    }
     let start = Instant::now();
     let api = match unsupported(test) {
         Some(msg) => Err(msg),

@@ -55,6 +55,12 @@ pub struct Reading {
     /// the shared corpus); `false`: it only reads, with no write event (the
     /// C11 view of a failed compare-exchange, what GenMC does).
     pub failed_cas_writes: bool,
+    /// A `.sys` `atom`/`red` is atomic (8.10.3) also on memory the host
+    /// thread accesses; `false`: 8.1.1, "certain strong operations with
+    /// system scope may not be performed atomically" when communicating with
+    /// the host CPU: its read and write are separate strong operations
+    /// (`host_rmw.rs`).
+    pub sys_rmw_atomic_on_host: bool,
 }
 
 impl Reading {
@@ -67,6 +73,7 @@ impl Reading {
         red_never_acquires: true,
         exch_write_depends_on_read: true,
         failed_cas_writes: true,
+        sys_rmw_atomic_on_host: true,
     };
 
     /// `fence.sc` is not an acq_rel fence in patterns (`ptx-v7.5.cat`).
@@ -116,6 +123,16 @@ impl Reading {
         red_never_acquires: false,
         exch_write_depends_on_read: false,
         failed_cas_writes: true,
+        sys_rmw_atomic_on_host: true,
+    };
+
+    /// 8.1.1: `.sys` RMWs on host memory are not atomic.
+    pub const HOST_SYS_NONATOMIC: Reading = Reading {
+        name: "host-sys-nonatomic",
+        about: "a .sys atom/red on memory the host thread accesses is a separate read and write (8.1.1: not atomic on some systems)",
+        sections: "8.1.1, 8.10.3",
+        sys_rmw_atomic_on_host: false,
+        ..Reading::SPEC
     };
 
     /// Every reading, the default first (the order of `ptxmc models`).
@@ -126,6 +143,7 @@ impl Reading {
         Reading::EXCH_INDEPENDENT,
         Reading::FAILED_CAS_READ,
         Reading::DAT3M,
+        Reading::HOST_SYS_NONATOMIC,
     ];
 
     /// Whether this is the default reading.
@@ -216,48 +234,53 @@ mod tests {
 
     /// The corpus tests that tell the readings apart, with the verdict
     /// (`condition_holds`) under spec, fence-sc-plain, red-acquires,
-    /// exch-independent, failed-cas-read and dat3m (`docs/model-notes.md`,
+    /// exch-independent, failed-cas-read, dat3m and host-sys-nonatomic (`docs/model-notes.md`,
     /// "Readings").
-    const TELLERS: [(&str, &str, [bool; 6]); 8] = [
+    const TELLERS: [(&str, &str, [bool; 7]); 9] = [
         (
             "readings/MP-fence-sc-release",
             include_str!("../../../corpus/readings/MP-fence-sc-release.litmus"),
-            [true, false, true, true, true, false],
+            [true, false, true, true, true, false, true],
         ),
         (
             "spec/8.11.1-mp-red",
             include_str!("../../../corpus/spec/8.11.1-mp-red.litmus"),
-            [true, true, false, true, true, false],
+            [true, true, false, true, true, false, true],
         ),
         (
             "readings/LB-exch-weak-copy",
             include_str!("../../../corpus/readings/LB-exch-weak-copy.litmus"),
-            [false, false, false, true, false, true],
+            [false, false, false, true, false, true, false],
         ),
         (
             "readings/LB-exch-weak-relay",
             include_str!("../../../corpus/readings/LB-exch-weak-relay.litmus"),
-            [false, false, false, true, false, true],
+            [false, false, false, true, false, true, false],
         ),
         (
             "readings/LB-add-weak-copy",
             include_str!("../../../corpus/readings/LB-add-weak-copy.litmus"),
-            [false, false, false, false, false, false],
+            [false, false, false, false, false, false, false],
         ),
         (
             "readings/cas-fail-writeback-race",
             include_str!("../../../corpus/readings/cas-fail-writeback-race.litmus"),
-            [true, true, true, true, false, true],
+            [true, true, true, true, false, true, true],
         ),
         (
             "readings/LB-cas-fail-relay-weak",
             include_str!("../../../corpus/readings/LB-cas-fail-relay-weak.litmus"),
-            [true, true, true, true, false, true],
+            [true, true, true, true, false, true, true],
         ),
         (
             "readings/LB-cas-fail-relay",
             include_str!("../../../corpus/readings/LB-cas-fail-relay.litmus"),
-            [false, false, false, false, false, false],
+            [false, false, false, false, false, false, false],
+        ),
+        (
+            "readings/host-sys-atomic-add",
+            include_str!("../../../corpus/readings/host-sys-atomic-add.litmus"),
+            [false, false, false, false, false, false, true],
         ),
     ];
 
