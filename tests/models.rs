@@ -32,7 +32,8 @@ fn models_lists_every_reading_with_its_sections() {
             "red-acquires",
             "exch-independent",
             "failed-cas-read",
-            "dat3m"
+            "dat3m",
+            "host-sys-nonatomic"
         ]
     );
     assert!(out.lines().all(|l| l.contains("[8.")), "{out}");

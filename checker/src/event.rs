@@ -120,6 +120,8 @@ pub enum AsyncGroup {
     /// `st.async`, and the arrive-on of `cp.async.mbarrier.arrive`: completed
     /// only through their mbarrier.
     Other,
+    /// `wgmma.mma_async`: completed by `wgmma.wait_group`.
+    Wgmma,
 }
 
 /// What an asynchronous event is ordered after among the earlier
@@ -155,11 +157,11 @@ pub struct AsyncOp {
 pub struct AsyncOrder {
     /// The asynchronous operation performing the event, if any.
     pub op: Option<AsyncOp>,
-    /// How many `cp.async` (index 0) and bulk (index 1) operations of the
-    /// thread, counted in issue order from the first, are complete before the
-    /// event (waited for by `wait_group` / `wait_all`, or ordered before a
-    /// `cp.async.mbarrier.arrive`).
-    pub awaited: [u32; 2],
+    /// How many `cp.async` (index 0), bulk (index 1) and `wgmma.mma_async`
+    /// (index 2) operations of the thread, counted in issue order from the
+    /// first, are complete before the event (waited for by `wait_group` /
+    /// `wait_all`, or ordered before a `cp.async.mbarrier.arrive`).
+    pub awaited: [u32; 3],
 }
 
 impl AsyncOrder {
@@ -178,6 +180,7 @@ impl AsyncOrder {
                 let waited = match oa.group {
                     AsyncGroup::CpAsync => oa.id < b.awaited[0],
                     AsyncGroup::Bulk => oa.id < b.awaited[1],
+                    AsyncGroup::Wgmma => oa.id < b.awaited[2],
                     AsyncGroup::Other => false,
                 };
                 same_op || waited

@@ -14,6 +14,7 @@ pub mod event;
 pub mod execution;
 pub mod explain;
 pub mod explore;
+mod host_rmw;
 pub mod interp;
 mod interrupt;
 pub mod model;
@@ -22,6 +23,7 @@ pub mod report;
 mod sizes;
 mod stack;
 mod terms;
+mod wgmma;
 
 pub use explain::{explain, Explanation};
 pub use explore::check;

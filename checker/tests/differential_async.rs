@@ -44,7 +44,7 @@ fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
         *regs += 1;
         r
     };
-    let one = match rng.below(25) {
+    let one = match rng.below(27) {
         0 | 1 => format!(
             "st{}.global.u32 [{l1}], {v}",
             rng.pick(&["", ".relaxed.gpu", ".release.gpu", ".relaxed.cta"])
@@ -123,6 +123,18 @@ fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
                 "barrier.cluster.wait".to_string(),
             ]
         }
+        25 => {
+            // A wgmma.mma_async on two tiles (async-proxy reads, 8.9.1.1).
+            let (da, db, d) = (reg(), reg(), reg());
+            return vec![
+                format!("mov.b64 {da}, {l1}"),
+                format!("mov.b64 {db}, {l2}"),
+                "wgmma.fence.sync.aligned".to_string(),
+                format!("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {{{d}}}, {da}, {db}, 0"),
+                "wgmma.commit_group.sync.aligned".to_string(),
+            ];
+        }
+        26 => format!("wgmma.wait_group.sync.aligned {}", rng.below(2)),
         _ => {
             // A wait loop on the mbarrier (a spin loop: it blocks, 8.9.4).
             let p = reg();

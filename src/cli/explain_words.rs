@@ -276,7 +276,7 @@ pub fn mbarrier_locations(test: &Test) -> BTreeSet<u32> {
                 | AsyncInstr::MbarrierInit { mbar, .. }
                 | AsyncInstr::MbarrierUpdate { mbar, .. }
                 | AsyncInstr::MbarrierWait { mbar, .. } => Some(*mbar),
-                AsyncInstr::Commit { .. } | AsyncInstr::Wait { .. } => None,
+                _ => None,
             };
             if let Some(a) = mbar.and_then(|a| test.addresses.get(a.index())) {
                 out.insert(a.phys.0);

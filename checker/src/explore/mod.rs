@@ -192,6 +192,10 @@ pub fn check(test: &Test, opts: &Options) -> Report {
 /// race or a non-`multimem` access to a multimem address in some consistent
 /// execution makes the status `Undefined` (8.7.2, 8.2.3).
 pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report {
+    // 8.1.1 under a reading that drops host atomicity (`host_rmw.rs`).
+    if let Some(split) = crate::host_rmw::split(test, &opts.reading) {
+        return check_pruning(&split, opts, prune);
+    }
     let start = Instant::now();
     let api = match unsupported(test) {
         Some(msg) => Err(msg),
@@ -241,7 +245,9 @@ pub(crate) fn check_pruning(test: &Test, opts: &Options, prune: bool) -> Report 
     crate::interrupt::set_deadline(None);
     // A race found is a definite answer even when a limit stopped the
     // exploration (the states are then those of the executions explored).
-    if let Some(msg) = out.undefined() {
+    // The wgmma register rules (instruction descriptions; `wgmma.rs`).
+    let wgmma = crate::wgmma::misuse(test);
+    if let Some(msg) = out.undefined().or(wgmma.as_deref()) {
         status = match status {
             Status::Unsupported(m) => Status::Unsupported(m),
             Status::Limit(l) => Status::Undefined(format!("{msg}; exploration stopped: {l}")),

@@ -642,6 +642,16 @@ pub(crate) fn reads(i: &Instr) -> Vec<RegId> {
         Instr::AddrReg { reg, .. } => vec![*reg],
         Instr::Async(AsyncInstr::StAsync { src, .. }) => regs_of(&[*src]),
         Instr::Async(AsyncInstr::MbarrierWait { x, .. }) => regs_of(&[*x]),
+        Instr::Async(AsyncInstr::WgmmaMma {
+            dst, a, scale_d, ..
+        }) => {
+            let mut v = dst.clone();
+            if let ptxmc_frontend::ir::WgmmaA::Regs(rs) = a {
+                v.extend(rs.iter().copied());
+            }
+            v.extend(regs_of(&[*scale_d]));
+            v
+        }
         Instr::Async(_)
         | Instr::Load { .. }
         | Instr::Fence { .. }
@@ -660,6 +670,7 @@ pub(crate) fn writes(i: &Instr) -> Vec<RegId> {
         Instr::Op { dst, .. } | Instr::Mov { dst, .. } => vec![*dst],
         Instr::Async(AsyncInstr::MbarrierUpdate { dst, .. }) => dst.iter().copied().collect(),
         Instr::Async(AsyncInstr::MbarrierWait { dst, .. }) => vec![*dst],
+        Instr::Async(AsyncInstr::WgmmaMma { dst, .. }) => dst.clone(),
         _ => Vec::new(),
     }
 }

@@ -22,7 +22,7 @@
 //! Barriers are emitted with their runtime id and count; whether a barrier
 //! blocks is the explorer's decision.
 
-mod code;
+pub(crate) mod code;
 mod dependent;
 mod state;
 mod writes;

@@ -49,6 +49,13 @@ enum Effect<V> {
     Wait { dst: RegId, op: BinOp, x: V },
     /// The source read of an asynchronous copy: the value goes to the copy's write.
     CopyRead,
+    /// The `b` read of `wgmma.mma_async`: `dst[k] = a * b + (scale != 0) * dst[k]`,
+    /// `a` the value of [`ThreadState::copy_value`] (the `a` read) or given.
+    Mma {
+        dst: Vec<RegId>,
+        a: Option<(V, Deps)>,
+        scale: (V, Deps),
+    },
     /// A write of `value`.
     Write { value: V },
     /// The write-back of a failed CAS that no other operation can tell from
@@ -110,11 +117,11 @@ pub struct ThreadState<V> {
     blocked_at: Option<usize>,
     spin_loop: Option<usize>,
     /// Asynchronous operations issued so far per [`AsyncGroup`] (8.9.1.1).
-    issued: [u32; 3],
-    /// Per group kind (`cp.async`, bulk): the issue count at each commit.
-    committed: [Vec<u32>; 2],
+    issued: [u32; 4],
+    /// Per group kind (`cp.async`, bulk, `wgmma`): the issue count at each commit.
+    committed: [Vec<u32>; 3],
     /// Per group kind: how many operations, from the first, are complete.
-    awaited: [u32; 2],
+    awaited: [u32; 3],
     /// The value the source read of the current asynchronous copy returned.
     copy_value: Option<(V, Deps)>,
     /// The reads the address of the next memory instruction depends on (an
@@ -258,9 +265,9 @@ impl<V: Value> ThreadState<V> {
             run: Run::Running,
             blocked_at: None,
             spin_loop: None,
-            issued: [0; 3],
-            committed: [Vec::new(), Vec::new()],
-            awaited: [0; 2],
+            issued: [0; 4],
+            committed: [Vec::new(), Vec::new(), Vec::new()],
+            awaited: [0; 3],
             copy_value: None,
             addr_deps: Deps::new(),
         }
@@ -536,6 +543,22 @@ impl<V: Value> ThreadState<V> {
                     self.wait_groups(g, *pending);
                     self.step_to(self.pc + 1);
                 }
+                // 8.9.1.1; `docs/model-notes.md` ("wgmma"): the fence orders
+                // register accesses only; commit and wait as for `cp.async`.
+                Instr::Async(AsyncInstr::WgmmaFence) => self.step_to(self.pc + 1),
+                Instr::Async(AsyncInstr::WgmmaCommit) => {
+                    self.commit_group(2);
+                    self.step_to(self.pc + 1);
+                }
+                Instr::Async(AsyncInstr::WgmmaWait { pending }) => {
+                    let before = self.awaited[2];
+                    self.wait_groups(2, *pending);
+                    if self.awaited[2] > before {
+                        self.pending = Some(self.wgmma_completion_fence(code));
+                    } else {
+                        self.step_to(self.pc + 1);
+                    }
+                }
                 _ => match self.memory_event(code) {
                     Some(p) => self.pending = Some(p),
                     None => {
@@ -607,6 +630,27 @@ impl<V: Value> ThreadState<V> {
                 d.push(id);
                 self.copy_value = Some((v, d));
             }
+            Effect::Mma { dst, a, scale } => {
+                let b = read_value.unwrap_or_else(|| V::constant(0));
+                let (a, mut da) = a
+                    .or_else(|| self.copy_value.take())
+                    .unwrap_or_else(|| (V::constant(0), Deps::new()));
+                union_into(&mut da, &[id]);
+                let product = V::binop(BinOp::Mul, &a, &b);
+                let ne = BinOp::Setp {
+                    cmp: CmpOp::Ne,
+                    signed: false,
+                    bits: 64,
+                };
+                let keep = V::binop(ne, &scale.0, &V::constant(0));
+                for r in dst {
+                    let (old, mut d) = self.operand(Operand::Reg(r));
+                    let v = V::binop(BinOp::Add, &product, &V::binop(BinOp::Mul, &keep, &old));
+                    union_into(&mut d, &da);
+                    union_into(&mut d, &scale.1);
+                    self.set_reg(r, v, d);
+                }
+            }
             Effect::Write { .. } => self.writes += 1,
             Effect::WriteBack { .. } => {}
             Effect::Fence | Effect::Barrier { .. } => {}
@@ -639,10 +683,12 @@ impl<V: Value> ThreadState<V> {
         }
     }
 
-    /// `commit_group` of group kind `g` (0: `cp.async`, 1: bulk): the
+    /// `commit_group` of group kind `g` (0: `cp.async`, 1: bulk, 2: `wgmma`): the
     /// operations issued since the last commit form a group.
     fn commit_group(&mut self, g: usize) {
-        let n = self.issued[g];
+        // `issued` has a slot for the operations completed through an
+        // mbarrier (index 2) before the `wgmma` one.
+        let n = self.issued[if g == 2 { 3 } else { g }];
         if self.committed[g].last() != Some(&n) {
             self.committed[g].push(n);
         }

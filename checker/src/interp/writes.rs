@@ -99,9 +99,13 @@ fn async_write_shapes(a: &AsyncInstr) -> Vec<WriteShape> {
         AsyncInstr::MbarrierUpdate {
             sem, scope, mbar, ..
         } => vec![(*mbar, Proxy::Generic, *sem, Some(*scope), true)],
-        AsyncInstr::Commit { .. } | AsyncInstr::Wait { .. } | AsyncInstr::MbarrierWait { .. } => {
-            Vec::new()
-        }
+        AsyncInstr::Commit { .. }
+        | AsyncInstr::Wait { .. }
+        | AsyncInstr::MbarrierWait { .. }
+        | AsyncInstr::WgmmaFence
+        | AsyncInstr::WgmmaMma { .. }
+        | AsyncInstr::WgmmaCommit
+        | AsyncInstr::WgmmaWait { .. } => Vec::new(),
     }
 }
 
@@ -117,6 +121,7 @@ pub fn issues_async(code: &[ptxmc_frontend::ir::Stmt]) -> bool {
                 AsyncInstr::Copy { .. }
                     | AsyncInstr::StAsync { .. }
                     | AsyncInstr::CpAsyncArrive { .. }
+                    | AsyncInstr::WgmmaMma { .. }
             )
         )
     })

@@ -94,7 +94,7 @@ mod tests {
                 after,
                 complete_tx,
             }),
-            awaited: [0, 0],
+            awaited: [0, 0, 0],
         };
         for e in [copy_r, copy_w] {
             exec.events[e.index()].async_order = op(AsyncAfter::All, false);
@@ -102,7 +102,7 @@ mod tests {
         for e in [ct_r, ct_w] {
             exec.events[e.index()].async_order = op(AsyncAfter::Nothing, true);
         }
-        exec.events[waited.index()].async_order.awaited = [1, 0];
+        exec.events[waited.index()].async_order.awaited = [1, 0, 0];
         let po = ProgramOrder::new(&exec).po;
         assert!(
             po.contains(before, copy_r),

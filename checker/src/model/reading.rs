@@ -55,6 +55,12 @@ pub struct Reading {
     /// the shared corpus); `false`: it only reads, with no write event (the
     /// C11 view of a failed compare-exchange, what GenMC does).
     pub failed_cas_writes: bool,
+    /// A `.sys` `atom`/`red` is atomic (8.10.3) also on memory the host
+    /// thread accesses; `false`: 8.1.1, "certain strong operations with
+    /// system scope may not be performed atomically" when communicating with
+    /// the host CPU: its read and write are separate strong operations
+    /// (`host_rmw.rs`).
+    pub sys_rmw_atomic_on_host: bool,
 }
 
 impl Reading {
@@ -67,6 +73,7 @@ impl Reading {
         red_never_acquires: true,
         exch_write_depends_on_read: true,
         failed_cas_writes: true,
+        sys_rmw_atomic_on_host: true,
     };
 
     /// `fence.sc` is not an acq_rel fence in patterns (`ptx-v7.5.cat`).
@@ -116,6 +123,16 @@ impl Reading {
         red_never_acquires: false,
         exch_write_depends_on_read: false,
         failed_cas_writes: true,
+        sys_rmw_atomic_on_host: true,
+    };
+
+    /// 8.1.1: `.sys` RMWs on host memory are not atomic.
+    pub const HOST_SYS_NONATOMIC: Reading = Reading {
+        name: "host-sys-nonatomic",
+        about: "a .sys atom/red on memory the host thread accesses is a separate read and write (8.1.1: not atomic on some systems)",
+        sections: "8.1.1, 8.10.3",
+        sys_rmw_atomic_on_host: false,
+        ..Reading::SPEC
     };
 
     /// Every reading, the default first (the order of `ptxmc models`).
@@ -126,6 +143,7 @@ impl Reading {
         Reading::EXCH_INDEPENDENT,
         Reading::FAILED_CAS_READ,
         Reading::DAT3M,
+        Reading::HOST_SYS_NONATOMIC,
     ];
 
     /// Whether this is the default reading.

@@ -120,6 +120,46 @@ pub enum AsyncInstr {
         /// The parity or state operand.
         x: Operand,
     },
+    /// `wgmma.fence.sync.aligned`: orders register accesses before later
+    /// `wgmma.mma_async` (instruction description); no memory event.
+    WgmmaFence,
+    /// `wgmma.mma_async.sync.aligned.SHAPE.DTYPE.ATYPE.BTYPE d, a, b-desc, scale-d{, ...}`:
+    /// reads the `a` tile (a descriptor) and the `b` tile through the async
+    /// proxy (instruction description, "Async Proxy"), ordered after prior
+    /// `fence.proxy.async` only (8.9.1.1: not ordered after prior
+    /// instructions); then `d[k] = a * b + scale_d * d[k]` (ptxmc reads one
+    /// value per tile location, see `docs/model-notes.md`).
+    WgmmaMma {
+        /// The modifiers after `wgmma.mma_async.sync.aligned` (shape and types), as written.
+        shape: String,
+        /// The accumulator registers.
+        dst: Vec<RegId>,
+        /// The `a` operand.
+        a: WgmmaA,
+        /// The `b` descriptor register and the tile location it holds.
+        b: (RegId, AddrId),
+        /// `scale-d`: 0 (`D = A * B`) or not (`D = A * B + D`).
+        scale_d: Operand,
+        /// The immediates after `scale-d`, as written (`imm-scale-a`, ...).
+        imms: Vec<i64>,
+    },
+    /// `wgmma.commit_group.sync.aligned`.
+    WgmmaCommit,
+    /// `wgmma.wait_group.sync.aligned N`: every committed wgmma-group but the
+    /// `N` most recent is complete.
+    WgmmaWait {
+        /// `N`.
+        pending: u32,
+    },
+}
+
+/// The `a` operand of `wgmma.mma_async`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum WgmmaA {
+    /// A matrix descriptor: the register and the tile location it holds.
+    Desc(RegId, AddrId),
+    /// Fragments of `a` in registers (`{a0, a1, ...}`).
+    Regs(Vec<RegId>),
 }
 
 /// The updates of an mbarrier object.

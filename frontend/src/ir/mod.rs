@@ -712,4 +712,4 @@ impl Test {
     }
 }
 
-pub use async_instr::{mbarrier, AsyncInstr, MbarrierUpdate};
+pub use async_instr::{mbarrier, AsyncInstr, MbarrierUpdate, WgmmaA};

@@ -95,6 +95,9 @@ impl<'s> Parser<'s> {
         if self.hopper_instruction(t, text, first.span)? {
             return Ok(());
         }
+        if self.wgmma_instruction(t, text, first.span, start)? {
+            return Ok(());
+        }
         if self.host_instruction(t, text, first.span)? {
             return Ok(());
         }

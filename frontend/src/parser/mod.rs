@@ -19,6 +19,7 @@ mod ptx_bits;
 mod ptx_forms;
 pub(crate) mod special;
 mod threads;
+mod wgmma;
 
 use crate::error::{ParseError, ParseErrorKind};
 use crate::ir::{Span, Test};

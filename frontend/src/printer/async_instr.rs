@@ -1,7 +1,7 @@
 //! Asynchronous operations and `mbarrier` instructions (8.9.1.1) in PTX spelling.
 
 use super::instr::{access_mods, rmw_word, scope_word, space_mod, Ctx};
-use crate::ir::{AsyncInstr, MbarrierUpdate, Scope, Sem, StateSpace};
+use crate::ir::{AsyncInstr, MbarrierUpdate, Scope, Sem, StateSpace, WgmmaA};
 
 /// `.relaxed.sys` / `.release.cluster` / `` for weak.
 fn sem_scope(sem: Sem, scope: Option<Scope>) -> String {
@@ -160,5 +160,35 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
             c.addr(*mbar),
             c.val(*x)
         ),
+        AsyncInstr::WgmmaFence => "wgmma.fence.sync.aligned".into(),
+        AsyncInstr::WgmmaCommit => "wgmma.commit_group.sync.aligned".into(),
+        AsyncInstr::WgmmaWait { pending } => format!("wgmma.wait_group.sync.aligned {pending}"),
+        AsyncInstr::WgmmaMma {
+            shape,
+            dst,
+            a,
+            b,
+            scale_d,
+            imms,
+        } => {
+            let regs = |rs: &[crate::ir::RegId]| {
+                let v: Vec<String> = rs.iter().map(|r| c.reg(*r)).collect();
+                format!("{{{}}}", v.join(", "))
+            };
+            let a = match a {
+                WgmmaA::Desc(r, _) => c.reg(*r),
+                WgmmaA::Regs(rs) => regs(rs),
+            };
+            let mut s = format!(
+                "wgmma.mma_async.sync.aligned{shape} {}, {a}, {}, {}",
+                regs(dst),
+                c.reg(b.0),
+                c.val(*scale_d)
+            );
+            for i in imms {
+                s += &format!(", {i}");
+            }
+            s
+        }
     }
 }

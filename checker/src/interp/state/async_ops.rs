@@ -15,7 +15,9 @@ use super::{Deps, Effect, Pending, RmwPlan, ThreadState};
 use crate::event::{AsyncAfter, AsyncGroup, AsyncOp, AsyncOrder, Event, EventKind, Location};
 use crate::interp::writes::{copy_proxy, COMPLETE_TX_SCOPE, COMPLETE_TX_SEM};
 use crate::interp::{ThreadCode, Value};
-use ptxmc_frontend::ir::{mbarrier, AsyncInstr, BinOp, MbarrierUpdate, Proxy, RmwOp, Scope, Sem};
+use ptxmc_frontend::ir::{
+    mbarrier, AsyncInstr, BinOp, FenceKind, MbarrierUpdate, Proxy, RmwOp, Scope, Sem, WgmmaA,
+};
 
 /// The write half of an asynchronous read-modify-write: where and how.
 pub(super) struct RmwTarget {
@@ -41,6 +43,7 @@ fn group_index(g: AsyncGroup) -> usize {
         AsyncGroup::CpAsync => 0,
         AsyncGroup::Bulk => 1,
         AsyncGroup::Other => 2,
+        AsyncGroup::Wgmma => 3,
     }
 }
 
@@ -50,8 +53,8 @@ impl<V: Value> ThreadState<V> {
         let awaited = match (after, group) {
             (AsyncAfter::All, _) => self.awaited,
             // cp.async.mbarrier.arrive: after every prior cp.async operation.
-            (AsyncAfter::Nothing, AsyncGroup::Other) if !complete_tx => [self.issued[0], 0],
-            _ => [0, 0],
+            (AsyncAfter::Nothing, AsyncGroup::Other) if !complete_tx => [self.issued[0], 0, 0],
+            _ => [0; 3],
         };
         AsyncOrder {
             op: Some(AsyncOp {
@@ -198,6 +201,18 @@ impl<V: Value> ThreadState<V> {
                 }),
             },
             last: false,
+        }
+    }
+
+    /// The implicit generic-async proxy fence that follows the completion of
+    /// `wgmma.mma_async` operations (instruction description, "Async
+    /// Proxy"), at the `wgmma.wait_group` that completes them: a
+    /// `fence.proxy.async` event ordered after their reads.
+    pub(super) fn wgmma_completion_fence(&self, code: &ThreadCode) -> Pending<V> {
+        Pending {
+            event: self.base_event(code, EventKind::Fence(FenceKind::ProxyAsync)),
+            effect: Effect::Fence,
+            last: true,
         }
     }
 
@@ -413,7 +428,56 @@ impl<V: Value> ThreadState<V> {
                     last: true,
                 }
             }),
-            AsyncInstr::Commit { .. } | AsyncInstr::Wait { .. } => None,
+            AsyncInstr::WgmmaMma {
+                dst, a, b, scale_d, ..
+            } => {
+                let a_loc = match a {
+                    WgmmaA::Desc(_, loc) => Some(*loc),
+                    WgmmaA::Regs(_) => None,
+                };
+                let b_at = usize::from(a_loc.is_some());
+                let loc = match self.sub {
+                    0 if b_at == 1 => a_loc?,
+                    s if s == b_at => b.1,
+                    _ => return None,
+                };
+                let kind = EventKind::Read {
+                    loc: Self::location(code, loc),
+                    value: 0,
+                    rmw: false,
+                    red: false,
+                };
+                let mut e = self.base_event(code, kind);
+                e.proxy = Proxy::Async;
+                e.async_order =
+                    self.async_tag(AsyncGroup::Wgmma, AsyncAfter::ProxyAsyncFences, false);
+                let effect = if self.sub < b_at {
+                    Effect::CopyRead
+                } else {
+                    let a = match a {
+                        WgmmaA::Regs(rs) => Some(match rs.first() {
+                            Some(r) => self.operand(ptxmc_frontend::ir::Operand::Reg(*r)),
+                            None => (V::constant(0), Deps::new()),
+                        }),
+                        WgmmaA::Desc(..) => None,
+                    };
+                    Effect::Mma {
+                        dst: dst.clone(),
+                        a,
+                        scale: self.operand(*scale_d),
+                    }
+                };
+                Some(Pending {
+                    event: e,
+                    effect,
+                    last: self.sub == b_at,
+                })
+            }
+            AsyncInstr::Commit { .. }
+            | AsyncInstr::Wait { .. }
+            | AsyncInstr::WgmmaFence
+            | AsyncInstr::WgmmaCommit
+            | AsyncInstr::WgmmaWait { .. } => None,
         }
     }
 }
