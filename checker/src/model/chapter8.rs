@@ -129,7 +129,12 @@ impl Model for Chapter8 {
         d
     }
 
-    fn decide_write(&mut self, g: &Execution, parent: Option<&Self::Frame>, w: EventId) -> Decision {
+    fn decide_write(
+        &mut self,
+        g: &Execution,
+        parent: Option<&Self::Frame>,
+        w: EventId,
+    ) -> Decision {
         if let Some(p) = parent {
             self.derived.copy_from(p, w.index());
         }

@@ -75,7 +75,8 @@ pub(crate) trait Model: Clone + Send {
     /// at hand, or `parent` when given. Only what the write can break is
     /// checked (8.10.1, 8.10.3, 8.10.5 on its location, 8.10.6); `Unknown`
     /// when it cannot tell. Keeps the relations when consistent.
-    fn decide_write(&mut self, g: &Execution, parent: Option<&Self::Frame>, w: EventId) -> Decision;
+    fn decide_write(&mut self, g: &Execution, parent: Option<&Self::Frame>, w: EventId)
+        -> Decision;
 
     /// Whether `g` satisfies every axiom of 8.10 with its Fence-SC order
     /// (as far as [`Execution::fence_sc_prefix`] orders it) and barrier

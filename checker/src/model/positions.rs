@@ -30,9 +30,7 @@ impl Positions {
     /// precede it in causality order, so come before it in coherence
     /// (8.10.1).
     pub(crate) fn of(g: &Execution, id: EventId, ms: &[EventId], forced: u64) -> Self {
-        let loc = g.events[id.index()]
-            .loc()
-            .expect("a write has a location");
+        let loc = g.events[id.index()].loc().expect("a write has a location");
         let reach = Reach::of(&g.co, &super::coherence::writes_at(g, loc.phys));
         let mut list = coherence_positions(g, &reach, ms, rmw_source(g, id), forced);
         // RMW atomicity (8.10.3) for the RMWs already in the graph: the new
