@@ -676,5 +676,4 @@ pub(crate) fn writes(i: &Instr) -> Vec<RegId> {
 }
 
 #[cfg(test)]
-#[path = "code_tests.rs"]
 mod tests;
