@@ -129,7 +129,7 @@ fn a_failed_iteration_blocks_only_when_it_is_unobservable() {
 /// before, which lost the state `1:r1 == 1`).
 #[test]
 fn a_register_written_only_on_the_failing_path_stops_the_collapse() {
-    let src = include_str!("../../../corpus/liveness/spin-exit-skips-load.litmus");
+    let src = include_str!("../../../../corpus/liveness/spin-exit-skips-load.litmus");
     let test = parse(src);
     let code = ThreadCode::new(&test, ThreadId::new(1)).expect("runs");
     let l = code.loops()[0];
@@ -163,7 +163,7 @@ fn only_cas_retry_loops_get_the_cas_note() {
         .span;
     assert!(cas_retry_loop_at(&test, 0, back));
     let spin = parse(include_str!(
-        "../../../corpus/liveness/spin-exit-skips-load.litmus"
+        "../../../../corpus/liveness/spin-exit-skips-load.litmus"
     ));
     let goto = spin.threads[1]
         .code
