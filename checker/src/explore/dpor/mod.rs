@@ -71,10 +71,12 @@
 //!   the last change can have broken it: an added fence cannot (see
 //!   [`Dpor::visit`]); an added read is checked incrementally from the
 //!   relations of the graph it extends, which only gain a column
-//!   ([`Model::decide_read`]); writes (new coherence and reads-from
-//!   edges anywhere) get a full check. The relations a read node extends are
-//!   saved once per node into a frame ([`Model::save`]), reused on backtrack
-//!   ([`Model::recycle`]).
+//!   ([`Model::decide_read`]); so is a write that no waiting read reads
+//!   ([`Model::decide_write`]: it gains a column and its place in
+//!   coherence); a write that waiting reads read (new reads-from edges
+//!   anywhere) gets a full check. The relations a read or write node extends
+//!   are saved once per node into a frame ([`Model::save`]), reused on
+//!   backtrack ([`Model::recycle`]).
 //! - A complete graph is folded in without copying it in the common case
 //!   ([`Dpor::finish_fast`]: every thread done, no barrier, at most one
 //!   `fence.sc`, relations found consistent, one coherence-last write per
