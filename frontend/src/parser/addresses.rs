@@ -160,10 +160,8 @@ fn branch_states(cmp: CmpOp, a: Operand, b: Operand, s: &State) -> (Option<State
     }
 }
 
-/// The state at the entry of every position of `code` (`None`: unreachable).
-/// With `refine`, a branch whose operands are constants takes one way only.
-fn entry_states(code: &[Stmt], init: State, refine: bool) -> Vec<Option<State>> {
-    let n = code.len();
+/// The first position of each label of `code`.
+fn label_positions(code: &[Stmt]) -> Vec<Option<usize>> {
     let mut label_pos: Vec<Option<usize>> = Vec::new();
     for (p, s) in code.iter().enumerate() {
         if let Instr::Label(l) = s.instr {
@@ -173,7 +171,66 @@ fn entry_states(code: &[Stmt], init: State, refine: bool) -> Vec<Option<State>> 
             label_pos[l.index()].get_or_insert(p);
         }
     }
+    label_pos
+}
+
+/// The positions that follow `p` with the state `s` at its entry, each with
+/// its state at entry. With `refine`, a branch whose operands are constants
+/// takes one way only, and one on a register compared with a constant
+/// narrows the register on each way.
+fn successors(
+    code: &[Stmt],
+    p: usize,
+    mut s: State,
+    refine: bool,
+    label_pos: &[Option<usize>],
+) -> Vec<(usize, State)> {
     let pos = |l: LabelId| label_pos.get(l.index()).copied().flatten();
+    let mut succ: Vec<(usize, State)> = Vec::with_capacity(2);
+    match &code[p].instr {
+        Instr::Op { op, dst, a, b } => {
+            let v = op_value(*op, *a, *b, &s);
+            set(&mut s, *dst, v);
+            succ.push((p + 1, s));
+        }
+        Instr::Mov { dst, src } => {
+            let v = get(&s, *src);
+            set(&mut s, *dst, v);
+            succ.push((p + 1, s));
+        }
+        Instr::Goto(l) => succ.extend(pos(*l).map(|q| (q, s))),
+        Instr::Branch { cmp, a, b, target } => match (get(&s, *a).single(), get(&s, *b).single()) {
+            (Some(x), Some(y)) if refine && cmp.eval(x, y) => {
+                succ.extend(pos(*target).map(|q| (q, s)))
+            }
+            (Some(_), Some(_)) if refine => succ.push((p + 1, s)),
+            _ if !refine => {
+                succ.push((p + 1, s.clone()));
+                succ.extend(pos(*target).map(|q| (q, s)));
+            }
+            _ => {
+                let (taken, fall) = branch_states(*cmp, *a, *b, &s);
+                succ.extend(fall.map(|f| (p + 1, f)));
+                if let (Some(q), Some(t)) = (pos(*target), taken) {
+                    succ.push((q, t));
+                }
+            }
+        },
+        i => {
+            for r in clobbers(i) {
+                set(&mut s, r, Abs::Unknown);
+            }
+            succ.push((p + 1, s));
+        }
+    }
+    succ
+}
+
+/// The state at the entry of every position of `code` (`None`: unreachable).
+/// With `refine`, a branch whose operands are constants takes one way only.
+fn entry_states(code: &[Stmt], init: State, refine: bool) -> Vec<Option<State>> {
+    let n = code.len();
+    let label_pos = label_positions(code);
     let mut states: Vec<Option<State>> = vec![None; n + 1];
     states[0] = Some(init);
     let mut work = vec![0usize];
@@ -181,48 +238,10 @@ fn entry_states(code: &[Stmt], init: State, refine: bool) -> Vec<Option<State>> 
         if p >= n {
             continue;
         }
-        let Some(mut s) = states[p].clone() else {
+        let Some(s) = states[p].clone() else {
             continue;
         };
-        let mut succ: Vec<(usize, State)> = Vec::with_capacity(2);
-        match &code[p].instr {
-            Instr::Op { op, dst, a, b } => {
-                let v = op_value(*op, *a, *b, &s);
-                set(&mut s, *dst, v);
-                succ.push((p + 1, s));
-            }
-            Instr::Mov { dst, src } => {
-                let v = get(&s, *src);
-                set(&mut s, *dst, v);
-                succ.push((p + 1, s));
-            }
-            Instr::Goto(l) => succ.extend(pos(*l).map(|q| (q, s))),
-            Instr::Branch { cmp, a, b, target } => {
-                match (get(&s, *a).single(), get(&s, *b).single()) {
-                    (Some(x), Some(y)) if refine && cmp.eval(x, y) => {
-                        succ.extend(pos(*target).map(|q| (q, s)))
-                    }
-                    (Some(_), Some(_)) if refine => succ.push((p + 1, s)),
-                    _ if !refine => {
-                        succ.push((p + 1, s.clone()));
-                        succ.extend(pos(*target).map(|q| (q, s)));
-                    }
-                    _ => {
-                        let (taken, fall) = branch_states(*cmp, *a, *b, &s);
-                        succ.extend(fall.map(|f| (p + 1, f)));
-                        if let (Some(q), Some(t)) = (pos(*target), taken) {
-                            succ.push((q, t));
-                        }
-                    }
-                }
-            }
-            i => {
-                for r in clobbers(i) {
-                    set(&mut s, r, Abs::Unknown);
-                }
-                succ.push((p + 1, s));
-            }
-        }
+        let succ = successors(code, p, s, refine, &label_pos);
         for (q, s) in succ {
             let changed = match &mut states[q] {
                 slot @ None => {
@@ -270,16 +289,7 @@ fn walk_states(
     wanted: &[(usize, RegId)],
 ) -> Option<std::collections::HashMap<(usize, RegId), WalkValues>> {
     let n = code.len();
-    let mut label_pos: Vec<Option<usize>> = Vec::new();
-    for (p, s) in code.iter().enumerate() {
-        if let Instr::Label(l) = s.instr {
-            if label_pos.len() <= l.index() {
-                label_pos.resize(l.index() + 1, None);
-            }
-            label_pos[l.index()].get_or_insert(p);
-        }
-    }
-    let pos = |l: LabelId| label_pos.get(l.index()).copied().flatten();
+    let label_pos = label_positions(code);
     let mut out: std::collections::HashMap<(usize, RegId), WalkValues> =
         std::collections::HashMap::new();
     let mut seen: std::collections::HashSet<(usize, State)> = std::collections::HashSet::new();
@@ -305,41 +315,7 @@ fn walk_states(
                 }
             }
         }
-        let mut s = s;
-        match &code[p].instr {
-            Instr::Op { op, dst, a, b } => {
-                let v = op_value(*op, *a, *b, &s);
-                set(&mut s, *dst, v);
-                work.push((p + 1, s));
-            }
-            Instr::Mov { dst, src } => {
-                let v = get(&s, *src);
-                set(&mut s, *dst, v);
-                work.push((p + 1, s));
-            }
-            Instr::Goto(l) => work.extend(pos(*l).map(|q| (q, s))),
-            Instr::Branch { cmp, a, b, target } => {
-                match (get(&s, *a).single(), get(&s, *b).single()) {
-                    (Some(x), Some(y)) if cmp.eval(x, y) => {
-                        work.extend(pos(*target).map(|q| (q, s)))
-                    }
-                    (Some(_), Some(_)) => work.push((p + 1, s)),
-                    _ => {
-                        let (taken, fall) = branch_states(*cmp, *a, *b, &s);
-                        work.extend(fall.map(|f| (p + 1, f)));
-                        if let (Some(q), Some(t)) = (pos(*target), taken) {
-                            work.push((q, t));
-                        }
-                    }
-                }
-            }
-            i => {
-                for r in clobbers(i) {
-                    set(&mut s, r, Abs::Unknown);
-                }
-                work.push((p + 1, s));
-            }
-        }
+        work.extend(successors(code, p, s, true, &label_pos));
     }
     Some(out)
 }
