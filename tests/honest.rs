@@ -657,3 +657,39 @@ fn max_memory_ends_a_test_with_a_memory_limit() {
     assert!(stderr(&bad).contains("--max-memory expects a size"));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `help run` describes `--stats` as what it prints: one `stats.KEY: VALUE`
+/// line each for the figures it names (issue 15: the help described it
+/// wrongly), and a run with `--stats` prints exactly such lines, with those
+/// figures among them.
+#[test]
+fn help_run_describes_stats_as_the_lines_it_prints() {
+    let help = stdout(&ptxmc(&["help", "run"]));
+    let at = help.find("--stats").expect("help run lists --stats");
+    let about: String = help[at..].lines().take(3).collect::<Vec<_>>().join(" ");
+    assert!(about.contains("`stats.KEY: VALUE`"), "{about}");
+    for word in ["executions", "wall time", "peak memory", "time per phase"] {
+        assert!(about.contains(word), "{word}: {about}");
+    }
+    let dir = scratch("help-stats");
+    let f = dir.join("mp.litmus");
+    std::fs::write(&f, MP_WEAK).unwrap();
+    let o = ptxmc(&["run", s(&f), "--stats", "-q", "-j", "1"]);
+    let out = stdout(&o);
+    let stats: Vec<(&str, &str)> = out
+        .lines()
+        .filter(|l| l.starts_with("stats."))
+        .map(|l| l.split_once(": ").expect("a `stats.KEY: VALUE` line"))
+        .collect();
+    for key in [
+        "stats.tests",
+        "stats.executions",
+        "stats.wall_s",
+        "stats.peak_rss_kib",
+        "stats.check_s",
+    ] {
+        let v = stats.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+        let v = v.unwrap_or_else(|| panic!("{key} missing: {out}"));
+        assert!(v.parse::<f64>().is_ok(), "{key}: {v}");
+    }
+}
