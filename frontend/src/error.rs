@@ -22,6 +22,17 @@ impl ParseError {
         ParseError { kind, span }
     }
 
+    /// The instruction `instr` at `span` cannot be read, for `reason`.
+    pub fn bad_instruction(instr: &str, reason: String, span: Span) -> Self {
+        Self::new(
+            ParseErrorKind::BadInstruction {
+                instr: instr.into(),
+                reason,
+            },
+            span,
+        )
+    }
+
     /// Renders the error for a terminal (three lines, no final newline):
     ///
     /// ```text

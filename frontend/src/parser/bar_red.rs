@@ -103,15 +103,7 @@ impl<'s> Parser<'s> {
         let Some(red) = reduction(text) else {
             return Ok(false);
         };
-        let bad = |reason: String| {
-            ParseError::new(
-                ParseErrorKind::BadInstruction {
-                    instr: text.into(),
-                    reason,
-                },
-                span,
-            )
-        };
+        let bad = |reason: String| ParseError::bad_instruction(text, reason, span);
         let red = red.map_err(bad)?;
         let mut ops = self.operands(span.line)?;
         self.resolve_specials(t, &mut ops)?;

@@ -15,7 +15,7 @@
 
 use super::operand::OpKind;
 use super::{PResult, Parser};
-use crate::error::{ParseError, ParseErrorKind};
+use crate::error::ParseError;
 use crate::ir::{Access, BinOp, Instr, Operand, Proxy, Sem, Span, StateSpace};
 
 /// The forms handled here.
@@ -64,15 +64,7 @@ impl<'s> Parser<'s> {
         let Some(f) = form(text) else {
             return Ok(false);
         };
-        let f = f.map_err(|reason| {
-            ParseError::new(
-                ParseErrorKind::BadInstruction {
-                    instr: text.into(),
-                    reason,
-                },
-                span,
-            )
-        })?;
+        let f = f.map_err(|reason| ParseError::bad_instruction(text, reason, span))?;
         let ops = self.operands(span.line)?;
         let c = super::instr::Check { instr: text, span };
         match f {

@@ -12,7 +12,7 @@
 
 use super::operand::{OpKind, Operand as Op};
 use super::{PResult, Parser};
-use crate::error::{ParseError, ParseErrorKind};
+use crate::error::ParseError;
 use crate::ir::{self, AddrId, AsyncInstr, Instr, Operand, RegId, Span, WgmmaA};
 
 /// The forms of `wgmma`.
@@ -61,15 +61,7 @@ impl<'s> Parser<'s> {
         let Some(f) = form(text) else {
             return Ok(false);
         };
-        let f = f.map_err(|reason| {
-            ParseError::new(
-                ParseErrorKind::BadInstruction {
-                    instr: text.into(),
-                    reason,
-                },
-                span,
-            )
-        })?;
+        let f = f.map_err(|reason| ParseError::bad_instruction(text, reason, span))?;
         let ops = self.operands(span.line)?;
         let c = super::instr::Check { instr: text, span };
         let instr = match f {
