@@ -285,6 +285,41 @@ fn fast_path_agrees_with_the_full_check() {
     );
 }
 
+/// An incremental check (`add_read`, `add_write`) of `exec`, whose last
+/// event is `x`, from the relations of the graph without it, against
+/// deciding `exec` from scratch: `None` when the graph without `x` is not
+/// consistent (nothing to extend); else the incremental decision and the
+/// one from scratch, asserted to agree whenever the incremental one decides,
+/// relations included.
+fn against_scratch(
+    exec: &Execution,
+    x: usize,
+    case: usize,
+    step: fn(&Execution, &Statics, &mut Derived, usize) -> Decision,
+) -> Option<(Decision, Decision)> {
+    let before = prefix(exec, x);
+    let st0 = Statics::new(&before).unwrap();
+    let mut d = Derived::new();
+    if decide(&before, &st0, &mut d) != Decision::Consistent {
+        return None;
+    }
+    let st = Statics::new(exec).unwrap();
+    let mut fresh = Derived::new();
+    let expected = decide(exec, &st, &mut fresh);
+    let got = step(exec, &st, &mut d, x);
+    match got {
+        Decision::Consistent => {
+            assert_eq!(expected, Decision::Consistent, "case {case}");
+            let n = exec.len();
+            let (a, b) = (relations(n, &st, &d), relations(n, &st, &fresh));
+            assert!(relations_eq(&a, &b), "case {case}: relations differ");
+        }
+        Decision::Inconsistent => assert_eq!(expected, Decision::Inconsistent, "case {case}"),
+        Decision::Unknown => {}
+    }
+    Some((got, expected))
+}
+
 #[test]
 fn adding_a_read_agrees_with_deciding_from_scratch() {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
@@ -301,28 +336,11 @@ fn adding_a_read_agrees_with_deciding_from_scratch() {
         }
         exec.fence_sc.truncate(1);
         exec.barrier_sync.clear();
-        let before = prefix(&exec, r);
-        let st0 = Statics::new(&before).unwrap();
-        let mut d = Derived::new();
-        if decide(&before, &st0, &mut d) != Decision::Consistent {
-            continue;
-        }
-        let st = Statics::new(&exec).unwrap();
-        let mut fresh = Derived::new();
-        let expected = decide(&exec, &st, &mut fresh);
-        match add_read(&exec, &st, &mut d, r) {
-            Decision::Consistent => {
-                same += 1;
-                assert_eq!(expected, Decision::Consistent, "case {case}");
-                let n = exec.len();
-                let (a, b) = (relations(n, &st, &d), relations(n, &st, &fresh));
-                assert!(relations_eq(&a, &b), "case {case}: relations differ");
-            }
-            Decision::Inconsistent => {
-                pruned += 1;
-                assert_eq!(expected, Decision::Inconsistent, "case {case}");
-            }
-            Decision::Unknown => unknown += 1,
+        match against_scratch(&exec, r, case, add_read) {
+            Some((Decision::Consistent, _)) => same += 1,
+            Some((Decision::Inconsistent, _)) => pruned += 1,
+            Some((Decision::Unknown, _)) => unknown += 1,
+            None => {}
         }
     }
     eprintln!("add_read: {same} consistent, {pruned} inconsistent, {unknown} unknown");
@@ -347,31 +365,14 @@ fn adding_a_write_agrees_with_deciding_from_scratch() {
         }
         exec.fence_sc.truncate(1);
         exec.barrier_sync.clear();
-        let before = prefix(&exec, w);
-        let st0 = Statics::new(&before).unwrap();
-        let mut d = Derived::new();
-        if decide(&before, &st0, &mut d) != Decision::Consistent {
-            continue;
-        }
-        let st = Statics::new(&exec).unwrap();
-        let mut fresh = Derived::new();
-        let expected = decide(&exec, &st, &mut fresh);
-        match add_write(&exec, &st, &mut d, w) {
-            Decision::Consistent => {
-                same += 1;
-                assert_eq!(expected, Decision::Consistent, "case {case}");
-                let n = exec.len();
-                let (a, b) = (relations(n, &st, &d), relations(n, &st, &fresh));
-                assert!(relations_eq(&a, &b), "case {case}: relations differ");
-            }
-            Decision::Inconsistent => {
-                pruned += 1;
-                assert_eq!(expected, Decision::Inconsistent, "case {case}");
-            }
-            Decision::Unknown => {
+        match against_scratch(&exec, w, case, add_write) {
+            Some((Decision::Consistent, _)) => same += 1,
+            Some((Decision::Inconsistent, _)) => pruned += 1,
+            Some((Decision::Unknown, expected)) => {
                 unknown += 1;
                 missed += usize::from(expected != Decision::Unknown);
             }
+            None => {}
         }
     }
     eprintln!("add_write: {same} consistent, {pruned} inconsistent, {unknown} unknown ({missed} decided from scratch)");
