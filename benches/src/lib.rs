@@ -213,25 +213,14 @@ impl ExecBuilder {
 
     /// The execution (no fences, no barriers).
     pub fn build(self) -> Execution {
-        let n = self.events.len();
-        let mut rf = vec![None; n];
+        let mut exec = Execution::new(self.events, self.threads, self.placements);
         for (r, w) in self.rf {
-            rf[r.index()] = Some(w);
+            exec.set_rf(r, Some(w));
         }
-        let mut co = BitMatrix::new(n);
         for (a, b) in self.co {
-            co.insert(a, b);
+            exec.order_co(a, b);
         }
-        Execution {
-            events: self.events,
-            threads: self.threads,
-            placements: self.placements,
-            rf,
-            co,
-            fence_sc: Vec::new(),
-            fence_sc_prefix: None,
-            barrier_sync: Vec::new(),
-        }
+        exec
     }
 }
 

@@ -244,12 +244,12 @@ pub struct Witness {
 impl PartialEq for Witness {
     fn eq(&self, o: &Self) -> bool {
         let (a, b) = (&self.execution, &o.execution);
-        a.events == b.events
-            && a.threads == b.threads
-            && a.rf == b.rf
-            && a.co == b.co
-            && a.fence_sc == b.fence_sc
-            && a.barrier_sync == b.barrier_sync
+        a.events() == b.events()
+            && a.threads() == b.threads()
+            && a.rf() == b.rf()
+            && a.co() == b.co()
+            && a.fence_sc() == b.fence_sc()
+            && a.barrier_sync() == b.barrier_sync()
             && self.relations.co == o.relations.co
             && self.state == o.state
             && self.regs == o.regs

@@ -125,7 +125,7 @@ impl<'a> Out<'a> {
             if !rf.is_empty() {
                 let _ = writeln!(text, "{label}{}", rf.join("; "));
             }
-            for c in coherence_words(&w, &r.execution.co) {
+            for c in coherence_words(&w, &r.execution.co()) {
                 let _ = writeln!(text, "  coherence: {c}");
             }
             let _ = writeln!(
@@ -172,7 +172,7 @@ impl<'a> Out<'a> {
                     syncs.len() - shown
                 );
             }
-            let order: Vec<String> = wit.execution.fence_sc.iter().map(|&e| w.pos(e)).collect();
+            let order: Vec<String> = wit.execution.fence_sc().iter().map(|&e| w.pos(e)).collect();
             if order.len() > 1 {
                 let _ = writeln!(text, "  Fence-SC order: {}", order.join(" < "));
             }

@@ -118,7 +118,7 @@ impl Words<'_> {
     }
 
     pub fn rf_source(&self, r: EventId) -> String {
-        match self.exec.rf.get(r.index()).copied().flatten() {
+        match self.exec.rf().get(r.index()).copied().flatten() {
             Some(w) => self.describe(w),
             None => "no write".into(),
         }
@@ -154,7 +154,7 @@ impl Words<'_> {
             if !matches!(ev.kind, EventKind::Read { .. }) {
                 continue;
             }
-            let Some(w) = exec.rf.get(e.index()).copied().flatten() else {
+            let Some(w) = exec.rf().get(e.index()).copied().flatten() else {
                 continue;
             };
             let from = if exec.event(w).is_init() {
@@ -332,7 +332,7 @@ pub fn coherence_words(w: &Words<'_>, co: &BitMatrix) -> Vec<String> {
     let exec = w.exec;
     let mut out = Vec::new();
     let mut phys: Vec<u32> = exec
-        .events
+        .events()
         .iter()
         .filter(|e| e.is_write() && !e.is_init())
         .filter_map(|e| e.loc().map(|l| l.phys.0))
@@ -394,7 +394,7 @@ pub fn sync_words(w: &Words<'_>, rel: &Relations) -> Vec<String> {
             continue;
         }
         // The write the acquire side reads, when it reads the release side's write.
-        let how = match exec.rf.get(b.index()).copied().flatten() {
+        let how = match exec.rf().get(b.index()).copied().flatten() {
             Some(src) if src == a => "it reads that write".to_string(),
             Some(src) if exec.event(src).thread == ea.thread => {
                 format!("through {} that it reads", w.mention(src))

@@ -94,7 +94,7 @@ pub fn dot_execution(
     };
     // po: immediate successors.
     let mut po = BitMatrix::new(n);
-    for th in &exec.threads {
+    for th in exec.threads() {
         for (i, &a) in th.iter().enumerate() {
             if let Some(&b) = th.get(i + 1) {
                 add(0, a, b);
@@ -105,7 +105,7 @@ pub fn dot_execution(
         }
     }
     for e in exec.ids() {
-        if let Some(wr) = exec.rf.get(e.index()).copied().flatten() {
+        if let Some(wr) = exec.rf().get(e.index()).copied().flatten() {
             add(1, wr, e);
         }
     }
@@ -174,9 +174,9 @@ pub fn dot_execution(
         }
         let _ = writeln!(s, "  }}");
     }
-    for (t, th) in exec.threads.iter().enumerate() {
+    for (t, th) in exec.threads().iter().enumerate() {
         let placement = exec
-            .placements
+            .placements()
             .get(t)
             .map(|p| format!(" (cta {}, gpu {})", p.cta, p.gpu))
             .unwrap_or_default();
@@ -202,10 +202,10 @@ pub fn dot_execution(
         }
     }
     // Events at the same program-order index side by side.
-    let rows = exec.threads.iter().map(Vec::len).max().unwrap_or(0);
+    let rows = exec.threads().iter().map(Vec::len).max().unwrap_or(0);
     for i in 0..rows {
         let same: Vec<String> = exec
-            .threads
+            .threads()
             .iter()
             .filter_map(|th| th.get(i).map(|&e| node(e)))
             .collect();

@@ -81,7 +81,7 @@ pub struct Step {
 /// Coherence as far as a candidate fixes it: initial writes first, the
 /// explorer's edges, transitively closed.
 pub(crate) fn known_co(exec: &Execution) -> BitMatrix {
-    let mut co = exec.co.clone();
+    let mut co = exec.co().clone();
     for w in exec.ids() {
         let ev = exec.event(w);
         let Some(loc) = ev.loc() else { continue };
@@ -114,7 +114,7 @@ impl<'e> Rels<'e> {
         let n = exec.len();
         let mut po = BitMatrix::new(n);
         let mut rmw = BitMatrix::new(n);
-        for th in &exec.threads {
+        for th in exec.threads() {
             for (i, &a) in th.iter().enumerate() {
                 for &b in &th[i + 1..] {
                     // Program order as the model reads it (8.9.1, 8.9.1.1).
@@ -130,7 +130,7 @@ impl<'e> Rels<'e> {
                 }
             }
         }
-        if exec.events.iter().any(|e| e.is_async()) {
+        if exec.events().iter().any(|e| e.is_async()) {
             po.close_transitively();
         }
         let derived = derive.then(|| {
@@ -151,13 +151,13 @@ impl<'e> Rels<'e> {
         match rel {
             Rel::Po => self.po.contains(a, b),
             Rel::Rmw => self.rmw.contains(a, b),
-            Rel::Rf => exec.rf.get(b.index()).copied().flatten() == Some(a),
+            Rel::Rf => exec.rf().get(b.index()).copied().flatten() == Some(a),
             Rel::Co => self.co.contains(a, b),
             Rel::Fr => {
                 exec.event(a).is_read()
                     && exec.event(b).is_write()
                     && exec
-                        .rf
+                        .rf()
                         .get(a.index())
                         .copied()
                         .flatten()

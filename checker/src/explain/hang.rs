@@ -138,7 +138,7 @@ fn witness(exec: &Execution, endings: &[Ending], note: String) -> Option<Hang> {
                     reads: iteration
                         .iter()
                         .filter(|&&r| exec.event(r).is_read())
-                        .map(|&r| (r, exec.rf.get(r.index()).copied().flatten()))
+                        .map(|&r| (r, exec.rf().get(r.index()).copied().flatten()))
                         .collect(),
                 },
                 Ending::BarrierStop(b) => {

@@ -180,7 +180,7 @@ impl Collector<'_> {
             return;
         };
         let axiom = fences.iter().find_map(|f| {
-            g.fence_sc.clone_from(f);
+            g.copy_fence_sc_from(f);
             model::check(&g)
                 .err()
                 .filter(|v| !interrupted(v))
@@ -246,7 +246,7 @@ impl Collector<'_> {
                 }
                 for &w in writes {
                     if w != last && !co.contains(w, last) {
-                        cand.co.insert(w, last);
+                        cand.order_co(w, last);
                     }
                 }
             }
@@ -287,7 +287,7 @@ impl Collector<'_> {
         is_partial: bool,
     ) -> bool {
         let barriers = if is_partial {
-            vec![g.barrier_sync.clone()]
+            vec![g.barrier_sync().to_vec()]
         } else {
             match barrier::synchronization(&g, &[]) {
                 BarrierSync::Valid { choices, .. } => choices,
@@ -304,8 +304,8 @@ impl Collector<'_> {
         let mut key: Vec<Shape> = Vec::new();
         for b in &barriers {
             for f in &fences {
-                g.barrier_sync.clone_from(b);
-                g.fence_sc.clone_from(f);
+                g.copy_barrier_sync_from(b);
+                g.copy_fence_sc_from(f);
                 let Err(violation) = model::check(&g) else {
                     if is_partial {
                         // Pruned for another Fence-SC order only: skip.
@@ -392,7 +392,7 @@ fn thin_air(exec: &Execution, unknown: &[EventId], slot: &mut Option<ThinAir>) {
     let mut rel = BitMatrix::new(exec.len());
     for &e in unknown {
         let ev = exec.event(e);
-        if let Some(w) = exec.rf.get(e.index()).copied().flatten() {
+        if let Some(w) = exec.rf().get(e.index()).copied().flatten() {
             rel.insert(w, e);
         }
         for &r in ev.deps() {

@@ -364,7 +364,7 @@ fn acyclic_with_po(exec: &Execution, sync: &[(EventId, EventId)]) -> bool {
     for e in exec.ids() {
         m.insert(start(e), end(e));
     }
-    for th in &exec.threads {
+    for th in exec.threads() {
         for w in th.windows(2) {
             m.insert(end(w[0]), start(w[1]));
         }
@@ -420,17 +420,7 @@ mod tests {
             }
             ids.push(th);
         }
-        let n = events.len();
-        Execution {
-            events,
-            threads: ids,
-            placements,
-            rf: vec![None; n],
-            co: BitMatrix::new(n),
-            fence_sc: Vec::new(),
-            fence_sc_prefix: None,
-            barrier_sync: Vec::new(),
-        }
+        Execution::new(events, ids, placements)
     }
 
     fn e(i: usize) -> EventId {

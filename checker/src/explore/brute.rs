@@ -233,19 +233,13 @@ impl<'t> Cand<'t> {
                 e.addr_deps = remap(&e.addr_deps);
                 e.data_deps = remap(&e.data_deps);
                 e.ctrl_deps = remap(&e.ctrl_deps);
-                let id = EventId::new(exec.len());
-                if let Some(th) = exec.threads.get_mut(t) {
-                    th.push(id);
-                }
                 owner.push(Some((t, i as u32)));
-                exec.events.push(e);
-                exec.rf.push(None);
+                exec.push_event(t, e);
             }
         }
-        exec.co = BitMatrix::new(exec.len());
         let mut reads = Vec::new();
         let mut writes_by_phys = vec![Vec::new(); test.n_phys as usize];
-        for (i, e) in exec.events.iter().enumerate() {
+        for (i, e) in exec.events().iter().enumerate() {
             match e.kind {
                 EventKind::Read { .. } => reads.push(EventId::new(i)),
                 EventKind::Write { loc, .. } => {
@@ -277,7 +271,7 @@ impl<'t> Cand<'t> {
         let mut vals: Vec<Option<i64>> = vec![None; n];
         for (i, v) in vals.iter_mut().enumerate() {
             if self.owner[i].is_none() {
-                *v = self.exec.events[i].value();
+                *v = self.exec.events()[i].value();
             }
         }
         loop {
@@ -289,8 +283,8 @@ impl<'t> Cand<'t> {
                 let Some((t, po)) = self.owner[i] else {
                     continue;
                 };
-                let v = if self.exec.events[i].is_read() {
-                    self.exec.rf[i].and_then(|w| vals[w.index()])
+                let v = if self.exec.events()[i].is_read() {
+                    self.exec.rf()[i].and_then(|w| vals[w.index()])
                 } else {
                     let off = self.offsets[t];
                     self.traces[t].write_values[po as usize]
@@ -355,7 +349,7 @@ impl<'t> Cand<'t> {
                         c.as_ref().map(|c| self.eval_in(t, c, vals)),
                     )
                 });
-            match &mut self.exec.events[i].kind {
+            match &mut self.exec.event_mut(EventId::new(i)).kind {
                 EventKind::Read { value, .. } | EventKind::Write { value, .. } => {
                     *value = vals[i].unwrap_or(0);
                 }
@@ -419,7 +413,7 @@ impl Brute<'_, '_> {
             .cloned()
             .unwrap_or_default();
         for w in writes {
-            cand.exec.rf[r.index()] = Some(w);
+            cand.exec.set_rf(r, Some(w));
             let vals = cand.values();
             if !cand.constraints_hold(&vals) {
                 continue;
@@ -442,7 +436,7 @@ impl Brute<'_, '_> {
             // One level per read: deep for large graphs ([`crate::stack::deep`]).
             crate::stack::deep(|| self.rf_dfs(cand, k + 1, out))?;
         }
-        cand.exec.rf[r.index()] = None;
+        cand.exec.set_rf(r, None);
         Ok(())
     }
 
@@ -480,7 +474,7 @@ impl Brute<'_, '_> {
         let mut co = BitMatrix::new(cand.exec.len());
         let result = self.co_dfs(cand, &pairs, &regs, 0, &mut co, out);
         // Back to the least coherence for the partial checks of reads-from.
-        cand.exec.co = BitMatrix::new(cand.exec.len());
+        cand.exec.set_co(BitMatrix::new(cand.exec.len()));
         result
     }
 
@@ -508,7 +502,7 @@ impl Brute<'_, '_> {
             }
             co.insert(x, y);
             if self.prune && k + 1 < pairs.len() {
-                cand.exec.co = co.clone();
+                cand.exec.copy_co_from(&co);
                 if !consistent_partial(&mut cand.exec, true) {
                     out.stats.pruned += 1;
                     if let Some(visit) = &mut self.visit {
@@ -534,9 +528,8 @@ impl Brute<'_, '_> {
     ) -> Result<(), Status> {
         self.budget.tick(out)?;
         let mut exec = cand.exec.clone();
-        exec.co = co.clone();
-        exec.fence_sc.clear();
-        exec.barrier_sync.clear();
+        exec.set_co(co.clone());
+        exec.clear_orders();
         if let Some(visit) = &mut self.visit {
             return visit(Visit::Candidate {
                 exec: &exec,
@@ -568,10 +561,10 @@ impl Brute<'_, '_> {
 /// oriented) is consistent for some Fence-SC order, with the barrier edges
 /// every completion has (`barriers`) or none.
 fn consistent_partial(exec: &mut Execution, barriers: bool) -> bool {
-    exec.barrier_sync = if barriers {
+    exec.set_barrier_sync(if barriers {
         barrier::certain_sync(exec)
     } else {
         Vec::new()
-    };
+    });
     candidate::exists_fence_sc_order(exec, &mut model::consistent)
 }

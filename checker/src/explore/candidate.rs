@@ -86,16 +86,11 @@ fn init_write(test: &Test, p: usize) -> Event {
 /// `PhysId` order) and an empty event list per thread.
 pub(crate) fn empty_execution(test: &Test) -> Execution {
     let n = test.n_phys as usize;
-    Execution {
-        events: (0..n).map(|p| init_write(test, p)).collect(),
-        threads: vec![Vec::new(); test.threads.len()],
-        placements: test.threads.iter().map(|t| t.placement).collect(),
-        rf: vec![None; n],
-        co: BitMatrix::new(n),
-        fence_sc: Vec::new(),
-        fence_sc_prefix: None,
-        barrier_sync: Vec::new(),
-    }
+    Execution::new(
+        (0..n).map(|p| init_write(test, p)).collect(),
+        vec![Vec::new(); test.threads.len()],
+        test.threads.iter().map(|t| t.placement).collect(),
+    )
 }
 
 /// Every order of `items`.
@@ -163,12 +158,13 @@ pub(crate) fn exists_fence_sc_order(
     exec: &mut Execution,
     ok: &mut dyn FnMut(&Execution) -> bool,
 ) -> bool {
-    exec.fence_sc = exec
-        .ids()
-        .filter(|&e| exec.event(e).is_fence_sc())
-        .collect();
+    exec.set_fence_sc(
+        exec.ids()
+            .filter(|&e| exec.event(e).is_fence_sc())
+            .collect(),
+    );
     let found = extend_fence_sc_order(exec, 0, ok);
-    exec.fence_sc_prefix = None;
+    exec.set_fence_sc_prefix(None);
     found
 }
 
@@ -197,11 +193,11 @@ pub(crate) fn exists_fence_sc_order_hinted(
             order.push(f);
         }
     }
-    exec.fence_sc = order;
-    exec.fence_sc_prefix = None;
+    exec.set_fence_sc(order);
     let found = ok(exec) || exists_fence_sc_order(exec, ok);
     if found {
-        hint.clone_from(&exec.fence_sc);
+        hint.clear();
+        hint.extend_from_slice(exec.fence_sc());
     }
     found
 }
@@ -214,9 +210,9 @@ fn extend_fence_sc_order(
     p: usize,
     ok: &mut dyn FnMut(&Execution) -> bool,
 ) -> bool {
-    let n = exec.fence_sc.len();
+    let n = exec.fence_sc().len();
     let total = n <= p + 1;
-    exec.fence_sc_prefix = if total { None } else { Some(p) };
+    exec.set_fence_sc_prefix(if total { None } else { Some(p) });
     if !ok(exec) {
         return false;
     }
@@ -225,11 +221,11 @@ fn extend_fence_sc_order(
     }
     for i in p..n {
         // Fence `i` next, the others after it still in id order.
-        exec.fence_sc[p..=i].rotate_right(1);
+        exec.move_fence_sc(i, p);
         if extend_fence_sc_order(exec, p + 1, ok) {
             return true;
         }
-        exec.fence_sc[p..=i].rotate_left(1);
+        exec.move_fence_sc(p, i);
     }
     false
 }
@@ -245,9 +241,9 @@ fn extend_fence_sc_order_fast(
     st: &fast::Statics,
     d: &mut fast::Derived,
 ) -> bool {
-    let n = exec.fence_sc.len();
+    let n = exec.fence_sc().len();
     let total = n <= p + 1;
-    exec.fence_sc_prefix = if total { None } else { Some(p) };
+    exec.set_fence_sc_prefix(if total { None } else { Some(p) });
     let decision = fast::decide(exec, st, d);
     let ok = match decision {
         fast::Decision::Consistent => true,
@@ -265,18 +261,18 @@ fn extend_fence_sc_order_fast(
     let fails: SmallVec<[bool; 16]> = (p..n)
         .map(|i| {
             decision == fast::Decision::Consistent
-                && fast::fence_sc_next_fails(st, d, exec.fence_sc[i], &exec.fence_sc[p..])
+                && fast::fence_sc_next_fails(st, d, exec.fence_sc()[i], &exec.fence_sc()[p..])
         })
         .collect();
     for i in p..n {
         if fails[i - p] {
             continue;
         }
-        exec.fence_sc[p..=i].rotate_right(1);
+        exec.move_fence_sc(i, p);
         if extend_fence_sc_order_fast(exec, p + 1, st, d) {
             return true;
         }
-        exec.fence_sc[p..=i].rotate_left(1);
+        exec.move_fence_sc(p, i);
     }
     false
 }
@@ -303,7 +299,7 @@ pub(crate) fn exists_consistent(
     barriers: &[Vec<(EventId, EventId)>],
 ) -> Option<Relations> {
     for b in barriers {
-        exec.barrier_sync.clone_from(b);
+        exec.copy_barrier_sync_from(b);
         // Decided without witnesses (most partial orders tried fail); the
         // relations are computed once, for the order found.
         if exists_consistent_order(exec) {
@@ -318,15 +314,16 @@ pub(crate) fn exists_consistent(
 /// `exec`'s events matched once for the whole search
 /// ([`fast::with_statics_mut`]), not once per order.
 fn exists_consistent_order(exec: &mut Execution) -> bool {
-    let fences = exec.events.iter().filter(|e| e.is_fence_sc()).count();
+    let fences = exec.events().iter().filter(|e| e.is_fence_sc()).count();
     if fences >= 2 {
         let found = fast::with_statics_mut(exec, |exec, st, d| {
-            exec.fence_sc = exec
-                .ids()
-                .filter(|&e| exec.event(e).is_fence_sc())
-                .collect();
+            exec.set_fence_sc(
+                exec.ids()
+                    .filter(|&e| exec.event(e).is_fence_sc())
+                    .collect(),
+            );
             let found = extend_fence_sc_order_fast(exec, 0, st, d);
-            exec.fence_sc_prefix = None;
+            exec.set_fence_sc_prefix(None);
             found
         });
         if let Some(found) = found {
@@ -370,7 +367,7 @@ pub(crate) fn finish(
             // synchronization every reading gives ([`barrier::certain_sync`]);
             // otherwise it is inconsistent whatever the barrier does, and an
             // explorer that pruned it earlier must not differ.
-            exec.barrier_sync = barrier::certain_sync(&exec);
+            exec.set_barrier_sync(barrier::certain_sync(&exec));
             if !exists_consistent_order(&mut exec) {
                 out.stats.pruned += 1;
                 return Finish::Inconsistent;
@@ -393,7 +390,7 @@ pub(crate) fn finish(
     if endings.iter().all(|e| *e == Ending::Done) {
         let mut recheck = |m: &BitMatrix| {
             let mut e = exec.clone();
-            e.co = m.clone();
+            e.set_co(m.clone());
             exists_consistent(&mut e, &barriers).is_some()
         };
         // With one choice of Fence-SC order and barrier synchronization,
@@ -449,7 +446,7 @@ pub(crate) fn finish(
 /// writes before every other write of their location (8.9.6), closed
 /// transitively.
 fn common_coherence(exec: &Execution) -> BitMatrix {
-    let mut co = exec.co.clone();
+    let mut co = exec.co().clone();
     for i in exec.ids().filter(|&i| exec.event(i).is_init()) {
         let loc = exec.event(i).loc().map(|l| l.phys);
         for w in exec.ids() {
@@ -479,7 +476,7 @@ fn keep_witness(
     let mut w = exec.clone();
     let rel = match last {
         Some(m) => {
-            w.co = m.clone();
+            w.set_co(m.clone());
             match exists_consistent(&mut w, barriers) {
                 Some(r) => r,
                 None => {
@@ -559,7 +556,7 @@ fn spins_fair(exec: &Execution, endings: &[Ending], rel: &Relations) -> bool {
             return true;
         };
         iteration.iter().all(|&r| {
-            let Some(w) = exec.rf.get(r.index()).copied().flatten() else {
+            let Some(w) = exec.rf().get(r.index()).copied().flatten() else {
                 return true;
             };
             !exec
@@ -597,25 +594,25 @@ pub(crate) fn releases(exec: &Execution, r: EventId, w: EventId, w2: EventId) ->
 /// by the order in which an explorer added them.
 pub(crate) fn canonical_hash(exec: &Execution, co: &BitMatrix) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut pos: Vec<(u32, u32)> = vec![(u32::MAX, 0); exec.events.len()];
-    for (i, e) in exec.events.iter().enumerate() {
+    let mut pos: Vec<(u32, u32)> = vec![(u32::MAX, 0); exec.events().len()];
+    for (i, e) in exec.events().iter().enumerate() {
         if let (true, Some(l)) = (e.is_init(), e.loc()) {
             pos[i] = (u32::MAX, l.phys.0);
         }
     }
-    for (t, th) in exec.threads.iter().enumerate() {
+    for (t, th) in exec.threads().iter().enumerate() {
         for (k, &e) in th.iter().enumerate() {
             pos[e.index()] = (t as u32, k as u32);
         }
     }
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    for th in &exec.threads {
+    for th in exec.threads() {
         th.len().hash(&mut h);
         for &e in th {
             let ev = exec.event(e);
             ev.instr.hash(&mut h);
             ev.kind.hash(&mut h);
-            exec.rf[e.index()].map(|w| pos[w.index()]).hash(&mut h);
+            exec.rf()[e.index()].map(|w| pos[w.index()]).hash(&mut h);
         }
     }
     let mut pairs: Vec<((u32, u32), (u32, u32))> = co

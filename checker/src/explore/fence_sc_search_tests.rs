@@ -69,13 +69,13 @@ fn random_execution(rng: &mut Rng) -> Execution {
             .copied()
             .filter(|&w| exec.event(w).loc().map(|l| l.phys) == phys)
             .collect();
-        exec.rf[r.index()] = Some(rng.pick(&same));
+        exec.set_rf(r, Some(rng.pick(&same)));
     }
-    let pairs: Vec<(EventId, EventId)> = exec.co.pairs().collect();
+    let pairs: Vec<(EventId, EventId)> = exec.co().pairs().collect();
     for (a, c) in pairs {
         if rng.below(2) == 0 {
-            exec.co.remove(a, c);
-            exec.co.insert(c, a);
+            exec.unorder_co(a, c);
+            exec.order_co(c, a);
         }
     }
     exec
@@ -99,15 +99,15 @@ fn search_finds_the_first_consistent_order_the_enumeration_finds() {
         }
         // The old decision: the first orientation the model accepts.
         let first = orders.iter().find(|f| {
-            exec.fence_sc.clone_from(f);
+            exec.copy_fence_sc_from(&f);
             model::check(&exec).is_ok()
         });
         let first = first.cloned();
         let found = exists_fence_sc_order(&mut exec, &mut |e| model::check(e).is_ok());
         assert_eq!(found, first.is_some(), "case {case}: {exec:?}");
-        assert_eq!(exec.fence_sc_prefix, None, "case {case}");
+        assert_eq!(exec.fence_sc_prefix(), None, "case {case}");
         if let Some(f) = first {
-            assert_eq!(exec.fence_sc, f, "case {case}: another order found");
+            assert_eq!(exec.fence_sc(), f, "case {case}: another order found");
             assert!(model::check(&exec).is_ok());
             consistent += 1;
             if f.len() >= 4 {
@@ -134,16 +134,16 @@ fn partial_order_relates_the_prefix_to_everything_after_it() {
         })
         .collect();
     let mut exec = b.build();
-    exec.fence_sc.clone_from(&fences);
+    exec.copy_fence_sc_from(&fences);
     let (a, c, d, e) = (fences[0], fences[1], fences[2], fences[3]);
-    exec.fence_sc_prefix = Some(1);
+    exec.set_fence_sc_prefix(Some(1));
     let pairs: Vec<_> = exec.fence_sc_pairs().collect();
     assert_eq!(pairs, vec![(a, c), (a, d), (a, e)]);
-    exec.fence_sc_prefix = Some(0);
+    exec.set_fence_sc_prefix(Some(0));
     assert_eq!(exec.fence_sc_pairs().count(), 0);
-    exec.fence_sc_prefix = Some(3);
+    exec.set_fence_sc_prefix(Some(3));
     assert_eq!(exec.fence_sc_pairs().count(), 6);
-    exec.fence_sc_prefix = None;
+    exec.set_fence_sc_prefix(None);
     let all: Vec<_> = exec.fence_sc_pairs().collect();
     assert_eq!(all.len(), 6);
     assert!(all.contains(&(d, e)) && !all.contains(&(e, d)));

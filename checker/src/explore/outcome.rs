@@ -124,7 +124,7 @@ pub(crate) fn final_memories(
                 *slot = v;
             }
             if maximal.len() > 1 {
-                let m = extra.get_or_insert_with(|| exec.co.clone());
+                let m = extra.get_or_insert_with(|| exec.co().clone());
                 for &w in writes {
                     if w != last {
                         m.insert(w, last);

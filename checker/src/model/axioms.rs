@@ -242,7 +242,7 @@ pub(crate) fn causality(orders: &Orders<'_>, com: &Communication) -> Result<(), 
         let EventKind::Read { loc, .. } = exec.event(r).kind else {
             continue;
         };
-        if let Some(w) = exec.rf[r.index()] {
+        if let Some(w) = exec.rf()[r.index()] {
             if cause.contains(r, w) {
                 let events = orders.causality_path(r, w);
                 return Err(close_cycle(events, Axiom::Causality));

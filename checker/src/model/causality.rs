@@ -37,7 +37,10 @@ pub(crate) fn is_thread_memory(e: &Event) -> bool {
 pub(crate) fn same_cta(exec: &Execution, a: &Event, b: &Event) -> bool {
     match (a.thread, b.thread) {
         (Some(ta), Some(tb)) => {
-            let (pa, pb) = (&exec.placements[ta.index()], &exec.placements[tb.index()]);
+            let (pa, pb) = (
+                &exec.placements()[ta.index()],
+                &exec.placements()[tb.index()],
+            );
             pa.gpu == pb.gpu && pa.cta == pb.cta
         }
         _ => false,

@@ -70,7 +70,7 @@ impl Model for Chapter8 {
         if self.statics.len() == i && i < fast::MAX_WIDE_EVENTS {
             // Program order (8.9.1): the thread's earlier events.
             let mut preds: SmallVec<[u64; 4]> = smallvec::smallvec![0; i / 64 + 1];
-            let th = &g.threads[t];
+            let th = &g.threads()[t];
             for x in &th[..th.len() - 1] {
                 preds[x.index() / 64] |= 1u64 << (x.index() % 64);
             }
@@ -204,7 +204,7 @@ impl Model for Chapter8 {
     ) {
         let ev = g.event(r);
         if let (true, Some(t), Some(loc)) = (private, ev.thread, ev.loc()) {
-            let own = g.threads[t.index()].iter().rev().copied().find(|&x| {
+            let own = g.threads()[t.index()].iter().rev().copied().find(|&x| {
                 g.event(x).is_write() && g.event(x).loc().is_some_and(|l| l.phys == loc.phys)
             });
             choices.retain(|c| match (write(c), own) {
@@ -221,7 +221,7 @@ impl Model for Chapter8 {
                 // (A CAS that only reads when it fails is no RMW for a
                 // value that makes it fail.)
                 !rmw_for(v)
-                    || !g.rf.iter().enumerate().any(|(r2, &from)| {
+                    || !g.rf().iter().enumerate().any(|(r2, &from)| {
                         let r2 = EventId::new(r2);
                         from == Some(src)
                             && g.event(r2).is_rmw()
@@ -350,7 +350,7 @@ impl Model for Chapter8 {
         if !self.known || n >= fast::MAX_EVENTS || unordered_thread {
             return 0;
         }
-        let Some(&last) = g.threads[t].last() else {
+        let Some(&last) = g.threads()[t].last() else {
             return 0;
         };
         let l = last.index();

@@ -17,33 +17,26 @@ use crate::execution::Execution;
 /// model cannot follow it.
 fn grow(exec: &Execution, keep: usize) -> Option<(Execution, Chapter8)> {
     let init = exec
-        .events
+        .events()
         .iter()
         .take_while(|e| e.thread.is_none())
         .count();
     let mut g = exec.clone();
-    g.events.truncate(init);
-    g.rf.truncate(init);
-    g.co = crate::relation::BitMatrix::new(init);
-    for th in &mut g.threads {
-        th.clear();
-    }
-    g.fence_sc.clear();
-    g.fence_sc_prefix = None;
-    g.barrier_sync.clear();
+    g.truncate(init);
+    g.clear_orders();
     let mut m = Chapter8::new(&g);
     for i in init..keep {
-        let ev = exec.events[i].clone();
+        let ev = exec.events()[i].clone();
         let t = ev.thread?.index();
         let id = g.push_event(t, ev);
         m.push(&g, t, id);
     }
     for r in g.ids() {
-        if let Some(w) = exec.rf[r.index()].filter(|w| w.index() < keep) {
+        if let Some(w) = exec.rf()[r.index()].filter(|w| w.index() < keep) {
             g.set_rf(r, Some(w));
         }
     }
-    for (a, b) in exec.co.pairs() {
+    for (a, b) in exec.co().pairs() {
         if a.index() < keep && b.index() < keep {
             g.order_co(a, b);
         }
@@ -124,10 +117,10 @@ fn the_writes_a_read_may_not_read_make_it_inconsistent() {
                 parent.as_ref(),
             );
             // With the RMW's write half, as the explorer adds it at once.
-            let half = exec.threads[t]
+            let half = exec.threads()[t]
                 .iter()
                 .position(|&x| x == r)
-                .and_then(|k| exec.threads[t].get(k + 1).copied())
+                .and_then(|k| exec.threads()[t].get(k + 1).copied())
                 .filter(|&h| exec.event(r).is_rmw() && exec.event(h).is_rmw());
             for &(w, _) in &all {
                 let mut h = match half {

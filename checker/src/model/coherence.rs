@@ -34,7 +34,7 @@ impl Coherence {
     /// axiom Coherence.
     pub fn new(exec: &Execution, causality: &BitMatrix) -> Result<Self, Vec<EventId>> {
         let n = exec.len();
-        let mut generator = exec.co.clone();
+        let mut generator = exec.co().clone();
         debug_assert_eq!(generator.len(), n);
         let writes: Vec<EventId> = exec.ids().filter(|&w| exec.event(w).is_write()).collect();
         // The other writes of each location, so that a graph of thousands
@@ -82,7 +82,7 @@ impl Coherence {
 pub(crate) fn co_source(exec: &Execution, a: EventId, b: EventId) -> CoSource {
     if exec.event(a).is_init() {
         CoSource::Initial
-    } else if exec.co.contains(a, b) {
+    } else if exec.co().contains(a, b) {
         CoSource::Chosen
     } else {
         CoSource::Causality
@@ -93,8 +93,8 @@ pub(crate) fn co_source(exec: &Execution, a: EventId, b: EventId) -> CoSource {
 /// included, as a set of events: `co.words()` words of bits (bit `j % 64`
 /// of word `j / 64` is event `j`).
 pub(crate) fn writes_at(exec: &Execution, phys: PhysId) -> SmallVec<[u64; 2]> {
-    let mut out: SmallVec<[u64; 2]> = smallvec::smallvec![0; exec.co.words()];
-    for (i, e) in exec.events.iter().enumerate() {
+    let mut out: SmallVec<[u64; 2]> = smallvec::smallvec![0; exec.co().words()];
+    for (i, e) in exec.events().iter().enumerate() {
         if e.is_write() && e.loc().is_some_and(|l| l.phys == phys) {
             out[i / 64] |= 1u64 << (i % 64);
         }

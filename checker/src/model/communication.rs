@@ -8,7 +8,7 @@ use crate::relation::BitMatrix;
 pub(crate) fn reads_from(exec: &Execution) -> BitMatrix {
     let mut rf = BitMatrix::new(exec.len());
     for r in exec.ids() {
-        if let Some(w) = exec.rf[r.index()] {
+        if let Some(w) = exec.rf()[r.index()] {
             rf.insert(w, r);
         }
     }
@@ -20,7 +20,7 @@ pub(crate) fn reads_from(exec: &Execution) -> BitMatrix {
 pub(crate) fn from_reads(exec: &Execution, co: &BitMatrix) -> BitMatrix {
     let mut fr = BitMatrix::new(exec.len());
     for r in exec.ids() {
-        if let Some(w0) = exec.rf[r.index()] {
+        if let Some(w0) = exec.rf()[r.index()] {
             for w in co.successors(w0) {
                 fr.insert(r, w);
             }
@@ -40,7 +40,7 @@ pub(crate) fn communication(rf: &BitMatrix, co: &BitMatrix, fr: &BitMatrix) -> B
 /// The writes a read returns bytes of (8.10.3). With complete overlap only
 /// (no mixed sizes yet) this is the single write of `rf`.
 pub(crate) fn byte_sources(exec: &Execution, r: EventId) -> impl Iterator<Item = EventId> {
-    exec.rf[r.index()].into_iter()
+    exec.rf()[r.index()].into_iter()
 }
 
 #[cfg(test)]
@@ -61,10 +61,10 @@ mod tests {
         let exec = b.build();
         let rf = reads_from(&exec);
         assert!(rf.contains(w1, r) && !rf.contains(w2, r));
-        let fr = from_reads(&exec, &exec.co);
+        let fr = from_reads(&exec, &exec.co());
         assert!(fr.contains(r, w2));
         assert!(!fr.contains(r, w1));
-        let com = communication(&rf, &exec.co, &fr);
+        let com = communication(&rf, &exec.co(), &fr);
         assert!(com.contains(w1, r) && com.contains(w1, w2) && com.contains(r, w2));
         assert_eq!(byte_sources(&exec, r).collect::<Vec<_>>(), vec![w1]);
     }

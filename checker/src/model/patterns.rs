@@ -117,7 +117,7 @@ pub(crate) fn same_location(a: &Event, b: &Event) -> bool {
 /// Every release pattern of forms 1-3 (8.8), as (first operation, write) pairs.
 pub(crate) fn release_patterns(exec: &Execution) -> Vec<ReleasePattern> {
     let mut out = Vec::new();
-    for thread in &exec.threads {
+    for thread in exec.threads() {
         for (i, &a) in thread.iter().enumerate() {
             let ea = exec.event(a);
             if is_release_write(ea) {
@@ -158,7 +158,7 @@ pub(crate) fn release_patterns(exec: &Execution) -> Vec<ReleasePattern> {
 /// Every acquire pattern of forms 1-3 (8.8), as (read, last operation) pairs.
 pub(crate) fn acquire_patterns(exec: &Execution) -> Vec<AcquirePattern> {
     let mut out = Vec::new();
-    for thread in &exec.threads {
+    for thread in exec.threads() {
         for (i, &a) in thread.iter().enumerate() {
             let ea = exec.event(a);
             if !is_strong_read(ea) {
@@ -217,7 +217,7 @@ pub(crate) fn acquire_patterns(exec: &Execution) -> Vec<AcquirePattern> {
 /// operation's complete-tx, or the arrive-on of `cp.async.mbarrier.arrive`).
 fn observes_completion(exec: &Execution, a: EventId, w: EventId) -> bool {
     let ea = exec.event(a);
-    let mut cur = exec.rf.get(w.index()).copied().flatten();
+    let mut cur = exec.rf().get(w.index()).copied().flatten();
     let mut steps = 0;
     while let Some(x) = cur {
         steps += 1;
@@ -235,7 +235,7 @@ fn observes_completion(exec: &Execution, a: EventId, w: EventId) -> bool {
         }
         let read = ex
             .thread
-            .and_then(|t| exec.threads.get(t.index()))
+            .and_then(|t| exec.threads().get(t.index()))
             .and_then(|th| {
                 let p = th.iter().position(|&e| e == x)?;
                 th.get(p.checked_sub(1)?).copied()
@@ -243,7 +243,7 @@ fn observes_completion(exec: &Execution, a: EventId, w: EventId) -> bool {
         let Some(read) = read else {
             return false;
         };
-        cur = exec.rf.get(read.index()).copied().flatten();
+        cur = exec.rf().get(read.index()).copied().flatten();
     }
     false
 }
@@ -252,7 +252,7 @@ fn observes_completion(exec: &Execution, a: EventId, w: EventId) -> bool {
 fn exec_order(exec: &Execution, a: EventId, x: EventId) -> bool {
     exec.event(a)
         .thread
-        .and_then(|t| exec.threads.get(t.index()))
+        .and_then(|t| exec.threads().get(t.index()))
         .is_some_and(|th| {
             let pa = th.iter().position(|&e| e == a);
             let px = th.iter().position(|&e| e == x);

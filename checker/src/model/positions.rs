@@ -30,8 +30,10 @@ impl Positions {
     /// precede it in causality order, so come before it in coherence
     /// (8.10.1).
     pub(crate) fn of(g: &Execution, id: EventId, ms: &[EventId], forced: u64) -> Self {
-        let loc = g.events[id.index()].loc().expect("a write has a location");
-        let reach = Reach::of(&g.co, &super::coherence::writes_at(g, loc.phys));
+        let loc = g.events()[id.index()]
+            .loc()
+            .expect("a write has a location");
+        let reach = Reach::of(&g.co(), &super::coherence::writes_at(g, loc.phys));
         let mut list = coherence_positions(g, &reach, ms, rmw_source(g, id), forced);
         // RMW atomicity (8.10.3) for the RMWs already in the graph: the new
         // write, morally strong with both halves of one, cannot come after
@@ -65,7 +67,7 @@ impl Positions {
         if !e.is_rmw() || !morally_strong(g, id, r) {
             return None;
         }
-        let list = g.threads.get(e.thread?.index())?;
+        let list = g.threads().get(e.thread?.index())?;
         let pos = list.iter().position(|&x| x == r)?;
         let half = *list.get(pos + 1)?;
         let he = g.event(half);
@@ -88,11 +90,11 @@ impl Positions {
 /// the write its read half reads from, and that read.
 fn rmw_source(g: &Execution, id: EventId) -> Option<(EventId, EventId)> {
     let t = g.event(id).thread?;
-    match g.threads[t.index()].iter().rev().nth(1) {
+    match g.threads()[t.index()].iter().rev().nth(1) {
         Some(&r) if g.event(id).is_rmw() && g.event(r).is_rmw() => g
             .event(r)
             .is_read()
-            .then(|| g.rf[r.index()].map(|src| (src, r)))
+            .then(|| g.rf()[r.index()].map(|src| (src, r)))
             .flatten(),
         _ => None,
     }
@@ -150,14 +152,15 @@ fn rmw_guards(
     reach: &Reach,
 ) -> Vec<(bool, u64, usize)> {
     let mut out = Vec::new();
-    for list in &exec.threads {
+    for list in exec.threads() {
         for pair in list.windows(2) {
             let (r, h) = (pair[0], pair[1]);
             let (re, he) = (exec.event(r), exec.event(h));
             if !(re.is_read() && re.is_rmw() && he.is_write() && he.is_rmw()) {
                 continue;
             }
-            let (Some(src), Some(k)) = (exec.rf[r.index()], ms.iter().position(|&x| x == h)) else {
+            let (Some(src), Some(k)) = (exec.rf()[r.index()], ms.iter().position(|&x| x == h))
+            else {
                 continue;
             };
             if !morally_strong(exec, id, r) {

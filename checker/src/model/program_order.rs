@@ -22,7 +22,7 @@ impl ProgramOrder {
         let mut po = BitMatrix::new(n);
         let mut rmw = BitMatrix::new(n);
         let mut has_async = false;
-        for thread in &exec.threads {
+        for thread in exec.threads() {
             for (i, &a) in thread.iter().enumerate() {
                 let ea = exec.event(a);
                 has_async |= ea.is_async();
@@ -97,12 +97,12 @@ mod tests {
             awaited: [0, 0, 0],
         };
         for e in [copy_r, copy_w] {
-            exec.events[e.index()].async_order = op(AsyncAfter::All, false);
+            exec.event_mut(e).async_order = op(AsyncAfter::All, false);
         }
         for e in [ct_r, ct_w] {
-            exec.events[e.index()].async_order = op(AsyncAfter::Nothing, true);
+            exec.event_mut(e).async_order = op(AsyncAfter::Nothing, true);
         }
-        exec.events[waited.index()].async_order.awaited = [1, 0, 0];
+        exec.event_mut(waited).async_order.awaited = [1, 0, 0];
         let po = ProgramOrder::new(&exec).po;
         assert!(
             po.contains(before, copy_r),

@@ -58,15 +58,15 @@ mod tests {
         let r = b.ld(t1, b.loc(0), RLX_GPU);
         let r_cta = b.ld(t1, b.loc(0), RLX_CTA);
         let mut exec = b.build();
-        exec.events[w.index()].proxy = Proxy::Async;
+        exec.event_mut(w).proxy = Proxy::Async;
         assert!(eventually_observable_across_proxies(&exec, w, r));
         assert!(!eventually_observable_across_proxies(&exec, w, r_cta));
-        exec.events[w.index()].proxy = Proxy::Tensormap;
+        exec.event_mut(w).proxy = Proxy::Tensormap;
         assert!(
             !eventually_observable_across_proxies(&exec, w, r),
             "tensormap needs .sys"
         );
-        exec.events[w.index()].proxy = Proxy::Generic;
+        exec.event_mut(w).proxy = Proxy::Generic;
         assert!(
             !eventually_observable_across_proxies(&exec, w, r),
             "same proxy: the morally strong case"

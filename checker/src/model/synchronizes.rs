@@ -61,7 +61,7 @@ impl Synchronization {
                 sync.add(x, y, SyncReason::FenceSc);
             }
         }
-        for &(x, y) in &exec.barrier_sync {
+        for &(x, y) in exec.barrier_sync() {
             sync.add(x, y, SyncReason::Barrier);
         }
         let mut acquires_by_read: Vec<Vec<&AcquirePattern>> = vec![Vec::new(); exec.len()];

@@ -22,7 +22,7 @@ fn assert_cycle_is_connected(exec: &Execution, v: &Violation) {
     let orders = Orders::new(exec);
     let co = Coherence::new(exec, &orders.causality.order)
         .map(|c| c.order)
-        .unwrap_or_else(|_| exec.co.clone());
+        .unwrap_or_else(|_| exec.co().clone());
     let fr = communication::from_reads(exec, &co);
     let n = v.events.len();
     assert!(n >= 2, "{v:?}");
@@ -78,7 +78,7 @@ fn mp_release_acquire_is_forbidden_with_a_causality_witness() {
 #[test]
 fn mp_release_acquire_reading_the_data_is_consistent() {
     let (mut exec, [w1, w2, r1, r2]) = mp(REL_GPU, ACQ_GPU, cta(1));
-    exec.rf[r2.index()] = Some(w1);
+    exec.set_rf(r2, Some(w1));
     let rel = assert_consistent(&exec);
     assert!(rel.sync.contains(w2, r1));
     assert!(rel.causality.contains(w1, r2));
@@ -249,9 +249,9 @@ fn corr_is_forbidden() {
 
     // Reading W1 then W1 again, or init then W1, is fine.
     let mut ok = exec.clone();
-    ok.rf[r2.index()] = Some(w1);
+    ok.set_rf(r2, Some(w1));
     assert_consistent(&ok);
-    ok.rf[r1.index()] = Some(b_init(&ok));
+    ok.set_rf(r1, Some(b_init(&ok)));
     assert_consistent(&ok);
 }
 
@@ -389,7 +389,7 @@ fn observation_through_an_rmw_synchronizes() {
     assert_eq!(v.events, vec![r2, w1, w2, ar, aw, r1]);
     assert_cycle_is_connected(&exec, &v);
     let mut ok = exec.clone();
-    ok.rf[r2.index()] = Some(w1);
+    ok.set_rf(r2, Some(w1));
     let rel = assert_consistent(&ok);
     assert!(rel.sync.contains(w2, r1));
 }
@@ -448,7 +448,7 @@ fn coherence_is_forced_by_causality_across_threads() {
     assert!(!rel.co.contains(w2, w1));
     // The explorer cannot order them the other way round.
     let mut bad = exec.clone();
-    bad.co.insert(w2, w1);
+    bad.order_co(w2, w1);
     let v = check(&bad).unwrap_err();
     assert_eq!(v.axiom, Axiom::Coherence);
     // W2 -co-> W1 (the explorer's), W1 -po-> flag -sync-> read -po-> W2.

@@ -10,7 +10,6 @@
 use crate::event::{Event, EventId, EventKind, Location};
 use crate::execution::Execution;
 use crate::model::morally_strong::morally_strong;
-use crate::relation::BitMatrix;
 use ptxmc_frontend::ir::{
     AddrId, BarrierKind, FenceKind, PhysId, Placement, Proxy, Scope, Sem, Span, ThreadId, VAddrId,
 };
@@ -296,28 +295,24 @@ impl ExecBuilder {
                 .filter(|&e| self.events[e.index()].is_fence_sc())
                 .collect()
         });
-        let mut exec = Execution {
-            events: self.events,
-            threads: self.threads,
-            placements: self.placements,
-            rf,
-            co: BitMatrix::new(n),
-            fence_sc,
-            fence_sc_prefix: None,
-            barrier_sync: self.barrier_sync,
-        };
+        let mut exec = Execution::new(self.events, self.threads, self.placements);
+        for (r, w) in rf.into_iter().enumerate() {
+            exec.set_rf(EventId::new(r), w);
+        }
+        exec.set_fence_sc(fence_sc);
+        exec.set_barrier_sync(self.barrier_sync);
         for &(a, b) in &self.co {
-            exec.co.insert(a, b);
+            exec.order_co(a, b);
         }
         for a in exec.ids() {
             for b in exec.ids().skip(a.index() + 1) {
                 let both_writes = exec.event(a).is_write() && exec.event(b).is_write();
                 if both_writes
-                    && !exec.co.contains(a, b)
-                    && !exec.co.contains(b, a)
+                    && !exec.co().contains(a, b)
+                    && !exec.co().contains(b, a)
                     && morally_strong(&exec, a, b)
                 {
-                    exec.co.insert(a, b);
+                    exec.order_co(a, b);
                 }
             }
         }

@@ -186,7 +186,7 @@ impl SizeInfo {
                 else {
                     continue;
                 };
-                let src = exec.rf.get(er.index()).copied().flatten();
+                let src = exec.rf().get(er.index()).copied().flatten();
                 let k = match src {
                     Some(s) if s == ew => 0,
                     Some(s) if rel.co.contains(ew, s) => 2,
@@ -205,7 +205,7 @@ impl SizeInfo {
     /// instance follow each other in their thread, one per granule.
     fn instances(&self, exec: &Execution) -> Vec<Instance> {
         let mut out: Vec<Instance> = Vec::new();
-        for th in &exec.threads {
+        for th in exec.threads() {
             let mut cur: Option<Instance> = None;
             for &e in th {
                 let Some(o) = self.origin_of(exec, e) else {

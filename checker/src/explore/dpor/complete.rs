@@ -17,7 +17,7 @@ impl<'a> Dpor<'a> {
             return s.model.decide(&s.exec);
         }
         if s.barriers > 0 {
-            s.exec.barrier_sync = barrier::certain_sync(&s.exec);
+            s.exec.set_barrier_sync(barrier::certain_sync(&s.exec));
         }
         let ok = if s.fences_sc < 2 {
             s.model.consistent(&s.exec)
@@ -27,8 +27,7 @@ impl<'a> Dpor<'a> {
                 m.consistent(e)
             })
         };
-        s.exec.barrier_sync.clear();
-        s.exec.fence_sc.clear();
+        s.exec.clear_orders();
         ok
     }
 
@@ -73,14 +72,15 @@ impl<'a> Dpor<'a> {
             }
             // Hand the relations to the check `finish` makes.
             if s.fences_sc == 1 {
-                s.exec.fence_sc = s
-                    .exec
-                    .ids()
-                    .filter(|&e| s.exec.event(e).is_fence_sc())
-                    .collect();
+                s.exec.set_fence_sc(
+                    s.exec
+                        .ids()
+                        .filter(|&e| s.exec.event(e).is_fence_sc())
+                        .collect(),
+                );
             }
             s.model.hand_over(&s.exec, true);
-            s.exec.fence_sc.clear();
+            s.exec.clear_fence_sc();
         } else {
             s.model.hand_over(&s.exec, false);
         }
@@ -98,7 +98,7 @@ impl<'a> Dpor<'a> {
         let hash = self
             .seen
             .as_ref()
-            .map(|_| candidate::canonical_hash(&exec, &exec.co));
+            .map(|_| candidate::canonical_hash(&exec, &exec.co()));
         let before = w.out.stats.executions;
         match candidate::finish(self.test, exec, &endings, regs, &mut w.out) {
             Finish::Consistent => self.found(w, before, hash),
@@ -134,14 +134,14 @@ impl<'a> Dpor<'a> {
             // Several maximal writes: `finish` tries each.
             let last = s.model.coherence_last(p).ok()?;
             if let Some(x) = last {
-                let v = s.exec.events.get(x)?.value()?;
+                let v = s.exec.events().get(x)?.value()?;
                 *mem.get_mut(p)? = v;
             }
         }
         let hash = self
             .seen
             .as_ref()
-            .map(|_| candidate::canonical_hash(&s.exec, &s.exec.co));
+            .map(|_| candidate::canonical_hash(&s.exec, &s.exec.co()));
         let before = w.out.stats.executions;
         let test = self.test;
         let states = &s.states;

@@ -42,14 +42,14 @@ impl Dpor<'_> {
     /// ([`Self::chain_grows_last`]).
     fn released_later(&self, s: &State, r: EventId) -> bool {
         let e = s.exec.event(r);
-        let (Some(w), Some(loc)) = (s.exec.rf.get(r.index()).copied().flatten(), e.loc()) else {
+        let (Some(w), Some(loc)) = (s.exec.rf().get(r.index()).copied().flatten(), e.loc()) else {
             return false;
         };
         let phys = loc.phys.index();
         let strong_for = |t: usize| {
             self.writers[t].get(phys).is_some_and(|ws| {
                 ws.iter()
-                    .all(|x| model::morally_strong_events(x, e, &s.exec.placements))
+                    .all(|x| model::morally_strong_events(x, e, &s.exec.placements()))
             })
         };
         let init = s.exec.event(w).is_init();
@@ -70,7 +70,7 @@ impl Dpor<'_> {
                     !self.later_writer(s, t, qt.index(), qe, phys)
                         || self.writers[t].get(phys).is_some_and(|ws| {
                             ws.iter()
-                                .all(|x| model::morally_strong_events(x, e, &s.exec.placements))
+                                .all(|x| model::morally_strong_events(x, e, &s.exec.placements()))
                         })
                 })
         })
@@ -171,7 +171,7 @@ impl Dpor<'_> {
 fn read_may_stay(exec: &Execution, r: EventId) -> bool {
     // A read without a writer yet (committed to a value) is checked again
     // when the write that gives it its value is added.
-    let Some(w) = exec.rf.get(r.index()).copied().flatten() else {
+    let Some(w) = exec.rf().get(r.index()).copied().flatten() else {
         return true;
     };
     !exec
@@ -189,7 +189,7 @@ fn coherence_before(exec: &Execution, a: EventId, b: EventId) -> bool {
     let mut seen = vec![false; exec.len()];
     let mut stack = vec![a];
     while let Some(x) = stack.pop() {
-        for y in exec.co.successors(x) {
+        for y in exec.co().successors(x) {
             if y == b {
                 return true;
             }

@@ -87,7 +87,7 @@ impl Dpor<'_> {
                 while bits != 0 {
                     let x = 64 * k + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let Some(u) = s.exec.events.get(x).and_then(|e| e.thread) else {
+                    let Some(u) = s.exec.events().get(x).and_then(|e| e.thread) else {
                         continue;
                     };
                     let u = u.index();
@@ -275,8 +275,8 @@ impl Dpor<'_> {
             m &= m - 1;
             let all_strong = self.writers[t].get(phys).is_some_and(|ws| {
                 ws.iter().all(|w| {
-                    model::morally_strong_events(w, e1, &s.exec.placements)
-                        && model::morally_strong_events(w, e2, &s.exec.placements)
+                    model::morally_strong_events(w, e1, &s.exec.placements())
+                        && model::morally_strong_events(w, e2, &s.exec.placements())
                 })
             });
             if !all_strong {
@@ -321,7 +321,7 @@ impl Dpor<'_> {
             .and_then(|m| m.get(phys))
             .copied()
             .unwrap_or(0) as usize;
-        let done = s.exec.threads[t]
+        let done = s.exec.threads()[t]
             .iter()
             .filter(|&&e| {
                 let ev = s.exec.event(e);

@@ -131,7 +131,7 @@ pub(crate) fn decide_w<const W: usize>(
     d: &mut DerivedW<W>,
 ) -> Decision {
     let n = st.n;
-    if exec.len() != n || exec.co.len() != n || exec.rf.len() != n || n > Set::<W>::CAPACITY {
+    if exec.len() != n || exec.co().len() != n || exec.rf().len() != n || n > Set::<W>::CAPACITY {
         return Decision::Unknown;
     }
     d.ensure(n);
@@ -165,7 +165,7 @@ pub(crate) fn decide_w<const W: usize>(
     );
     // Reads-from (8.9.7 item 1): W -> R.
     rf[..n].fill(Set::EMPTY);
-    for (r, w) in exec.rf.iter().enumerate() {
+    for (r, w) in exec.rf().iter().enumerate() {
         if let Some(w) = w {
             if w.index() >= n {
                 return Decision::Unknown;
@@ -199,7 +199,7 @@ pub(crate) fn decide_w<const W: usize>(
     // Synchronizes-with (8.9.4): Fence-SC (item 1), barriers (items 2, 3),
     // release and acquire patterns (item 4).
     sync[..n].fill(Set::EMPTY);
-    if exec.fence_sc.iter().any(|f| f.index() >= n) {
+    if exec.fence_sc().iter().any(|f| f.index() >= n) {
         return Decision::Unknown;
     }
     for (x, y) in exec.fence_sc_pairs() {
@@ -207,7 +207,7 @@ pub(crate) fn decide_w<const W: usize>(
             sync[x.index()] |= bit(y.index());
         }
     }
-    for &(x, y) in &exec.barrier_sync {
+    for &(x, y) in exec.barrier_sync() {
         if x.index() >= n || y.index() >= n {
             return Decision::Unknown;
         }
@@ -289,7 +289,7 @@ pub(crate) fn decide_w<const W: usize>(
     // Coherence (8.9.6, 8.10.1): chosen edges, initial writes first, and
     // causality between overlapping writes; acyclic, then closed.
     for (a, g) in co.iter_mut().enumerate().take(n) {
-        *g = Set::from_words(exec.co.row_words(EventId::new(a)));
+        *g = Set::from_words(exec.co().row_words(EventId::new(a)));
     }
     for i in (st.inits).iter() {
         co[i] |= st.same_loc[i] & st.writes & !st.inits & !bit(i);
@@ -303,7 +303,7 @@ pub(crate) fn decide_w<const W: usize>(
         return Decision::Inconsistent;
     }
     // From-reads (8.9.7 item 3): rf^-1 ; co.
-    for (r, w) in exec.rf.iter().enumerate() {
+    for (r, w) in exec.rf().iter().enumerate() {
         fr[r] = w.map_or(Set::EMPTY, |w| co[w.index()]);
     }
     // Fence-SC (8.10.2): F1 before F2 in Fence-SC order, morally strong:
@@ -322,7 +322,7 @@ pub(crate) fn decide_w<const W: usize>(
         let Some(aw) = st.rmw[ar].last() else {
             continue;
         };
-        let Some(w0) = exec.rf[ar] else { continue };
+        let Some(w0) = exec.rf()[ar] else { continue };
         let between = co[w0.index()] & st.ms[aw] & st.ms[ar] & !bit(aw);
         if between.any(|w| co[w].has(aw)) {
             return Decision::Inconsistent;
@@ -339,7 +339,7 @@ pub(crate) fn decide_w<const W: usize>(
     // Causality (8.10.6): R must not read from a write it precedes in
     // causality order, nor from-read a write that precedes it.
     for r in (st.reads).iter() {
-        if let Some(w) = exec.rf[r] {
+        if let Some(w) = exec.rf()[r] {
             if causality[r].has(w.index()) {
                 return Decision::Inconsistent;
             }
@@ -414,10 +414,10 @@ pub(crate) fn add_read_w<const W: usize>(
     let n = st.n;
     if n != r + 1
         || exec.len() != n
-        || exec.rf.len() != n
-        || exec.co.len() != n
-        || exec.fence_sc.len() > 1
-        || !exec.barrier_sync.is_empty()
+        || exec.rf().len() != n
+        || exec.co().len() != n
+        || exec.fence_sc().len() > 1
+        || !exec.barrier_sync().is_empty()
         || !st.reads.has(r)
         || !st.rmw[r].is_empty()
         || !st.alias_fences.is_empty()
@@ -466,7 +466,7 @@ pub(crate) fn add_read_w<const W: usize>(
     causality[r] = Set::EMPTY;
     co[r] = Set::EMPTY;
     fr[r] = Set::EMPTY;
-    let w = exec.rf[r].map(|w| w.index());
+    let w = exec.rf()[r].map(|w| w.index());
     if let Some(w) = w {
         if w >= r {
             return Decision::Unknown;
@@ -478,7 +478,7 @@ pub(crate) fn add_read_w<const W: usize>(
         // strongly, directly or through the RMW whose write half is w.
         if ms[w].has(r) {
             obs[w] |= b;
-            let rmw_write = matches!(exec.events[w].kind, EventKind::Write { rmw: true, .. });
+            let rmw_write = matches!(exec.events()[w].kind, EventKind::Write { rmw: true, .. });
             if let Some(x) = rmw_write
                 .then(|| st.reads.find(|x| rmw[x].has(w)))
                 .flatten()
@@ -595,16 +595,16 @@ pub(crate) fn add_write_w<const W: usize>(
     let id = EventId::new(w);
     if n != w + 1
         || exec.len() != n
-        || exec.rf.len() != n
-        || exec.co.len() != n
-        || exec.fence_sc.len() > 1
-        || !exec.barrier_sync.is_empty()
+        || exec.rf().len() != n
+        || exec.co().len() != n
+        || exec.fence_sc().len() > 1
+        || !exec.barrier_sync().is_empty()
         || !st.writes.has(w)
         || st.inits.has(w)
         || !st.alias_fences.is_empty()
         || n > Set::<W>::CAPACITY
         || st.conv_fences.any(|f| !st.conv[f].is_empty())
-        || exec.rf.contains(&Some(id))
+        || exec.rf().contains(&Some(id))
     {
         return Decision::Unknown;
     }
@@ -677,11 +677,11 @@ pub(crate) fn add_write_w<const W: usize>(
     let loc_writes = st.writes & same_loc[w] & !b;
     let mut cin = st.inits & loc_writes;
     for x in loc_writes.iter() {
-        if causality[x].has(w) || exec.co.contains(EventId::new(x), id) {
+        if causality[x].has(w) || exec.co().contains(EventId::new(x), id) {
             cin |= bit(x);
         }
     }
-    let cout = Set::<W>::from_words(exec.co.row_words(id)) & loc_writes;
+    let cout = Set::<W>::from_words(exec.co().row_words(id)) & loc_writes;
     let mut succ = cout;
     for m in cout.iter() {
         succ |= co[m];
@@ -703,7 +703,7 @@ pub(crate) fn add_write_w<const W: usize>(
     // Causality (8.10.6) for them: the only reads whose from-reads changed
     // (causality gained only the column w, and w precedes nothing).
     for r in st.reads.iter() {
-        let Some(src) = exec.rf[r] else { continue };
+        let Some(src) = exec.rf()[r] else { continue };
         if !pred.has(src.index()) {
             continue;
         }
@@ -717,7 +717,7 @@ pub(crate) fn add_write_w<const W: usize>(
     // those whose source is before w, and w's own read half.
     for ar in st.reads.iter() {
         let Some(aw) = rmw[ar].last() else { continue };
-        let Some(w0) = exec.rf[ar] else { continue };
+        let Some(w0) = exec.rf()[ar] else { continue };
         if !(pred.has(w0.index()) || aw == w) {
             continue;
         }

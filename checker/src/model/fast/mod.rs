@@ -196,11 +196,11 @@ impl Statics {
         if self.s.level() != level {
             self.s = AnyStatics::at(level);
         }
-        each_width!(AnyStatics, &mut self.s, s => s.threads.resize(exec.threads.len(), Vec::new()));
+        each_width!(AnyStatics, &mut self.s, s => s.threads.resize(exec.threads().len(), Vec::new()));
         // Each event's program-order predecessors.
         let words = 1 << level;
         let mut preds = vec![0u64; n * words];
-        for th in &exec.threads {
+        for th in exec.threads() {
             let mut before = vec![0u64; words];
             let mut last = None;
             for &e in th {
@@ -222,7 +222,7 @@ impl Statics {
             }
         }
         // `push` records thread membership as events come; order it as `exec`.
-        debug_assert!(each_width!(AnyStatics, &self.s, s => s.threads == exec.threads));
+        debug_assert!(each_width!(AnyStatics, &self.s, s => s.threads == exec.threads()));
         true
     }
 
@@ -231,7 +231,7 @@ impl Statics {
     pub(crate) fn matches(&self, exec: &Execution) -> bool {
         each_width!(AnyStatics, &self.s, s => {
             s.n == exec.len()
-                && s.threads == exec.threads
+                && s.threads == exec.threads()
                 && (0..s.n).all(|i| s.attrs[i] == statics::Attr::of(exec, EventId::new(i)))
         })
     }
@@ -645,27 +645,30 @@ struct Key {
 
 impl Key {
     fn set(&mut self, exec: &Execution) {
-        self.rf.clone_from(&exec.rf);
+        self.rf.clear();
+        self.rf.extend_from_slice(exec.rf());
         self.co.clear();
-        self.co_words = exec.co.words();
+        self.co_words = exec.co().words();
         for a in exec.ids() {
-            self.co.extend_from_slice(exec.co.row_words(a));
+            self.co.extend_from_slice(exec.co().row_words(a));
         }
-        self.fence_sc.clone_from(&exec.fence_sc);
-        self.fence_sc_prefix = exec.fence_sc_prefix;
-        self.barrier_sync.clone_from(&exec.barrier_sync);
+        self.fence_sc.clear();
+        self.fence_sc.extend_from_slice(exec.fence_sc());
+        self.fence_sc_prefix = exec.fence_sc_prefix();
+        self.barrier_sync.clear();
+        self.barrier_sync.extend_from_slice(exec.barrier_sync());
     }
 
     fn matches(&self, exec: &Execution) -> bool {
-        self.rf == exec.rf
-            && self.co_words == exec.co.words()
+        self.rf == exec.rf()
+            && self.co_words == exec.co().words()
             && self.co.len() == exec.len() * self.co_words
             && exec.ids().all(|a| {
-                exec.co.row_words(a) == &self.co[a.index() * self.co_words..][..self.co_words]
+                exec.co().row_words(a) == &self.co[a.index() * self.co_words..][..self.co_words]
             })
-            && self.fence_sc == exec.fence_sc
-            && self.fence_sc_prefix == exec.fence_sc_prefix
-            && self.barrier_sync == exec.barrier_sync
+            && self.fence_sc == exec.fence_sc()
+            && self.fence_sc_prefix == exec.fence_sc_prefix()
+            && self.barrier_sync == exec.barrier_sync()
     }
 }
 

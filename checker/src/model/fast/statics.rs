@@ -77,7 +77,7 @@ impl Attr {
             thread: ev.thread,
             placement: ev
                 .thread
-                .and_then(|t| exec.placements.get(t.index()).copied()),
+                .and_then(|t| exec.placements().get(t.index()).copied()),
             shape,
             loc: ev.loc().map(|l| (l.phys, l.vaddr)),
             sem: ev.sem,
@@ -303,7 +303,7 @@ impl<const W: usize> StaticsW<W> {
         // RMW pair: the write half right after its read half (8.9.1).
         if matches!(ev.kind, EventKind::Write { rmw: true, .. }) {
             if let Some(p) = preds.last() {
-                if matches!(exec.events[p].kind, EventKind::Read { rmw: true, .. }) {
+                if matches!(exec.events()[p].kind, EventKind::Read { rmw: true, .. }) {
                     self.rmw[p] |= b;
                 }
             }
@@ -319,7 +319,7 @@ impl<const W: usize> StaticsW<W> {
         }
         if is_strong_write(ev) {
             for a in preds.iter() {
-                let ea = &exec.events[a];
+                let ea = &exec.events()[a];
                 if is_release_fence(ea) || (is_release_write(ea) && same_vloc(ea, ev)) {
                     self.rel_writes[a] |= b;
                 }
@@ -332,7 +332,7 @@ impl<const W: usize> StaticsW<W> {
         let acq_fence = is_acquire_fence(ev);
         if acq_fence || is_acquire_read(ev) {
             for a in preds.iter() {
-                let ea = &exec.events[a];
+                let ea = &exec.events()[a];
                 if is_strong_read(ea) && (acq_fence || same_vloc(ea, ev)) {
                     self.acq_last[a] |= b;
                 }
@@ -376,7 +376,7 @@ impl<const W: usize> StaticsW<W> {
             // converts the thread memory operations of that proxy in its CTA.
             if let Some(p) = fence_proxy {
                 if aa.thread_memory() && aa.proxy == p && at.same_cta(aa) {
-                    debug_assert!(same_cta(exec, ev, &exec.events[a]));
+                    debug_assert!(same_cta(exec, ev, &exec.events()[a]));
                     self.conv[i] |= ba;
                 }
             }
@@ -393,7 +393,7 @@ impl<const W: usize> StaticsW<W> {
                         self.same_addr[i] |= ba;
                     }
                     if thread_mem && aa.thread_memory() && aa.direct_case(&at) {
-                        debug_assert!(direct_case(exec, &exec.events[a], ev));
+                        debug_assert!(direct_case(exec, &exec.events()[a], ev));
                         self.direct[a] |= b;
                         self.direct[i] |= ba;
                     }

@@ -143,33 +143,33 @@ fn random_padded(rng: &mut Rng, pad: usize) -> crate::execution::Execution {
             .copied()
             .filter(|&w| exec.event(w).loc().map(|l| l.phys) == phys)
             .collect();
-        exec.rf[r.index()] = Some(rng.pick(&same));
+        exec.set_rf(r, Some(rng.pick(&same)));
     }
     // Flip some chosen orientations, add an extra edge now and then.
-    let pairs: Vec<(EventId, EventId)> = exec.co.pairs().collect();
+    let pairs: Vec<(EventId, EventId)> = exec.co().pairs().collect();
     for (a, c) in pairs {
         if rng.below(3) == 0 {
-            exec.co.remove(a, c);
-            exec.co.insert(c, a);
+            exec.unorder_co(a, c);
+            exec.order_co(c, a);
         }
     }
     if rng.below(4) == 0 {
         let (a, c) = (rng.pick(&writes), rng.pick(&writes));
         let phys = |e: EventId| exec.event(e).loc().map(|l| l.phys);
         if a != c && phys(a) == phys(c) {
-            exec.co.insert(a, c);
+            exec.order_co(a, c);
         }
     }
     // A random Fence-SC order.
-    let mut f = exec.fence_sc.clone();
+    let mut f = exec.fence_sc().to_vec();
     for i in (1..f.len()).rev() {
         f.swap(i, rng.below(i + 1));
     }
-    exec.fence_sc = f;
+    exec.set_fence_sc(f);
     if barriers.len() > 1 && rng.below(2) == 0 {
         let (x, y) = (rng.pick(&barriers), rng.pick(&barriers));
         if x != y {
-            exec.barrier_sync.push((x, y));
+            exec.add_barrier_sync(x, y);
         }
     }
     exec
@@ -178,15 +178,7 @@ fn random_padded(rng: &mut Rng, pad: usize) -> crate::execution::Execution {
 /// The first `keep` events of `exec` (ids increase along each thread).
 fn prefix(exec: &crate::execution::Execution, keep: usize) -> crate::execution::Execution {
     let mut p = exec.clone();
-    p.events.truncate(keep);
-    p.rf.truncate(keep);
-    for th in &mut p.threads {
-        th.retain(|e| e.index() < keep);
-    }
-    p.co.resize(keep);
-    p.fence_sc.retain(|e| e.index() < keep);
-    p.barrier_sync
-        .retain(|&(x, y)| x.index() < keep && y.index() < keep);
+    p.truncate(keep);
     p
 }
 
@@ -213,7 +205,10 @@ fn same(a: &Statics, b: &Statics) -> bool {
 fn preds_of(exec: &crate::execution::Execution, i: usize) -> Vec<u64> {
     let mut words = vec![0u64; i.div_ceil(64).max(1)];
     let t = exec.event(EventId::new(i)).thread.expect("a thread event");
-    for e in exec.threads[t.index()].iter().take_while(|e| e.index() < i) {
+    for e in exec.threads()[t.index()]
+        .iter()
+        .take_while(|e| e.index() < i)
+    {
         words[e.index() / 64] |= 1u64 << (e.index() % 64);
     }
     words
@@ -332,10 +327,11 @@ fn adding_a_read_agrees_with_deciding_from_scratch() {
         }
         if rng.below(4) == 0 {
             // Committed to a write not in the graph yet.
-            exec.rf[r] = None;
+            exec.set_rf(EventId::new(r), None);
         }
-        exec.fence_sc.truncate(1);
-        exec.barrier_sync.clear();
+        let first_fence = exec.fence_sc().iter().take(1).copied().collect();
+        exec.clear_orders();
+        exec.set_fence_sc(first_fence);
         match against_scratch(&exec, r, case, add_read) {
             Some((Decision::Consistent, _)) => same += 1,
             Some((Decision::Inconsistent, _)) => pruned += 1,
@@ -358,13 +354,14 @@ fn adding_a_write_agrees_with_deciding_from_scratch() {
             continue;
         }
         // Read by nobody (the case `add_write` is for).
-        for src in exec.rf.iter_mut() {
-            if *src == Some(EventId::new(w)) {
-                *src = None;
+        for r in exec.ids() {
+            if exec.rf()[r.index()] == Some(EventId::new(w)) {
+                exec.set_rf(r, None);
             }
         }
-        exec.fence_sc.truncate(1);
-        exec.barrier_sync.clear();
+        let first_fence = exec.fence_sc().iter().take(1).copied().collect();
+        exec.clear_orders();
+        exec.set_fence_sc(first_fence);
         match against_scratch(&exec, w, case, add_write) {
             Some((Decision::Consistent, _)) => same += 1,
             Some((Decision::Inconsistent, _)) => pruned += 1,
