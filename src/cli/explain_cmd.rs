@@ -125,7 +125,7 @@ impl<'a> Out<'a> {
             if !rf.is_empty() {
                 let _ = writeln!(text, "{label}{}", rf.join("; "));
             }
-            for c in coherence_words(&w, &r.execution.co()) {
+            for c in coherence_words(&w, r.execution.co()) {
                 let _ = writeln!(text, "  coherence: {c}");
             }
             let _ = writeln!(

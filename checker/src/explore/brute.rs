@@ -502,7 +502,7 @@ impl Brute<'_, '_> {
             }
             co.insert(x, y);
             if self.prune && k + 1 < pairs.len() {
-                cand.exec.copy_co_from(&co);
+                cand.exec.copy_co_from(co);
                 if !consistent_partial(&mut cand.exec, true) {
                     out.stats.pruned += 1;
                     if let Some(visit) = &mut self.visit {

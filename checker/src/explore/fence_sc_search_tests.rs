@@ -99,7 +99,7 @@ fn search_finds_the_first_consistent_order_the_enumeration_finds() {
         }
         // The old decision: the first orientation the model accepts.
         let first = orders.iter().find(|f| {
-            exec.copy_fence_sc_from(&f);
+            exec.copy_fence_sc_from(f);
             model::check(&exec).is_ok()
         });
         let first = first.cloned();

@@ -61,10 +61,10 @@ mod tests {
         let exec = b.build();
         let rf = reads_from(&exec);
         assert!(rf.contains(w1, r) && !rf.contains(w2, r));
-        let fr = from_reads(&exec, &exec.co());
+        let fr = from_reads(&exec, exec.co());
         assert!(fr.contains(r, w2));
         assert!(!fr.contains(r, w1));
-        let com = communication(&rf, &exec.co(), &fr);
+        let com = communication(&rf, exec.co(), &fr);
         assert!(com.contains(w1, r) && com.contains(w1, w2) && com.contains(r, w2));
         assert_eq!(byte_sources(&exec, r).collect::<Vec<_>>(), vec![w1]);
     }

@@ -30,7 +30,7 @@ pub(crate) fn effective_scope(e: &Event) -> Option<Scope> {
 /// An operation is not morally strong with itself, and initial writes (which
 /// no thread executes) are morally strong with nothing.
 pub fn morally_strong(exec: &Execution, a: EventId, b: EventId) -> bool {
-    a != b && morally_strong_events(exec.event(a), exec.event(b), &exec.placements())
+    a != b && morally_strong_events(exec.event(a), exec.event(b), exec.placements())
 }
 
 /// [`morally_strong`] for two distinct events, given the placement of each

@@ -98,7 +98,7 @@ impl<'a> Dpor<'a> {
         let hash = self
             .seen
             .as_ref()
-            .map(|_| candidate::canonical_hash(&exec, &exec.co()));
+            .map(|_| candidate::canonical_hash(&exec, exec.co()));
         let before = w.out.stats.executions;
         match candidate::finish(self.test, exec, &endings, regs, &mut w.out) {
             Finish::Consistent => self.found(w, before, hash),
@@ -141,7 +141,7 @@ impl<'a> Dpor<'a> {
         let hash = self
             .seen
             .as_ref()
-            .map(|_| candidate::canonical_hash(&s.exec, &s.exec.co()));
+            .map(|_| candidate::canonical_hash(&s.exec, s.exec.co()));
         let before = w.out.stats.executions;
         let test = self.test;
         let states = &s.states;

@@ -102,7 +102,7 @@ impl Dpor<'_> {
             self.exit_writes(t, phys, exit).all(|w| {
                 w.is_strong()
                     && w.sem.is_release()
-                    && model::morally_strong_events(w, q, &s.exec.placements())
+                    && model::morally_strong_events(w, q, s.exec.placements())
             })
         })
     }

@@ -49,7 +49,7 @@ impl Dpor<'_> {
         let strong_for = |t: usize| {
             self.writers[t].get(phys).is_some_and(|ws| {
                 ws.iter()
-                    .all(|x| model::morally_strong_events(x, e, &s.exec.placements()))
+                    .all(|x| model::morally_strong_events(x, e, s.exec.placements()))
             })
         };
         let init = s.exec.event(w).is_init();
@@ -70,7 +70,7 @@ impl Dpor<'_> {
                     !self.later_writer(s, t, qt.index(), qe, phys)
                         || self.writers[t].get(phys).is_some_and(|ws| {
                             ws.iter()
-                                .all(|x| model::morally_strong_events(x, e, &s.exec.placements()))
+                                .all(|x| model::morally_strong_events(x, e, s.exec.placements()))
                         })
                 })
         })

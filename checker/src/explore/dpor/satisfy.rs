@@ -275,8 +275,8 @@ impl Dpor<'_> {
             m &= m - 1;
             let all_strong = self.writers[t].get(phys).is_some_and(|ws| {
                 ws.iter().all(|w| {
-                    model::morally_strong_events(w, e1, &s.exec.placements())
-                        && model::morally_strong_events(w, e2, &s.exec.placements())
+                    model::morally_strong_events(w, e1, s.exec.placements())
+                        && model::morally_strong_events(w, e2, s.exec.placements())
                 })
             });
             if !all_strong {
