@@ -80,14 +80,11 @@ pub fn term(test: &Test, t: &Term) -> String {
     }
 }
 
+/// herd writes equality `=`; the other operators as the litmus text does.
 fn cmp(op: CmpOp) -> &'static str {
     match op {
         CmpOp::Eq => "=",
-        CmpOp::Ne => "!=",
-        CmpOp::Lt => "<",
-        CmpOp::Le => "<=",
-        CmpOp::Gt => ">",
-        CmpOp::Ge => ">=",
+        other => other.symbol(),
     }
 }
 
@@ -112,11 +109,7 @@ fn sub(test: &Test, p: &Prop) -> String {
 
 /// The `Condition ...` text.
 pub fn condition(test: &Test) -> String {
-    let q = match test.condition.quantifier {
-        Quantifier::Exists => "exists",
-        Quantifier::NotExists => "~exists",
-        Quantifier::Forall => "forall",
-    };
+    let q = test.condition.quantifier;
     format!("{q} ({})", prop(test, &test.condition.prop))
 }
 

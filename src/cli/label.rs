@@ -114,22 +114,12 @@ impl<'a> Labels<'a> {
     }
 }
 
-fn sem(s: Sem) -> &'static str {
-    match s {
-        Sem::Weak => ".weak",
-        Sem::Relaxed => ".relaxed",
-        Sem::Acquire => ".acquire",
-        Sem::Release => ".release",
-        Sem::AcqRel => ".acq_rel",
-        Sem::Volatile => ".volatile",
-        Sem::Mmio => ".mmio",
-    }
+fn sem(s: Sem) -> String {
+    format!(".{s}")
 }
 
 fn scope(ev: &Event) -> String {
-    ev.scope
-        .map(|s| format!(".{}", format!("{s:?}").to_lowercase()))
-        .unwrap_or_default()
+    ev.scope.map(|s| format!(".{s}")).unwrap_or_default()
 }
 
 /// An instruction spelling built from the event alone (no source position).
@@ -142,9 +132,11 @@ fn synthesized(ev: &Event) -> String {
         EventKind::Write { .. } => format!("st{}{}", sem(ev.sem), scope(ev)),
         EventKind::Fence(k) => format!("{k}{}", scope(ev)),
         EventKind::Barrier { kind, id, .. } => match kind {
-            BarrierKind::Sync => format!("bar.sync {id}"),
-            BarrierKind::Arrive => format!("bar.arrive {id}"),
-            other => format!("{} {id}", format!("{other:?}").to_lowercase()),
+            BarrierKind::Sync | BarrierKind::Arrive | BarrierKind::Red => format!("{kind} {id}"),
+            // The cluster barriers name no barrier.
+            BarrierKind::ClusterArrive
+            | BarrierKind::ClusterArriveRelaxed
+            | BarrierKind::ClusterWait => kind.to_string(),
         },
     }
 }
@@ -185,5 +177,37 @@ mod tests {
         for k in FenceKind::ALL {
             assert_eq!(synthesized(&fence(k, None)), k.spelling());
         }
+    }
+
+    #[test]
+    fn barriers_and_accesses_without_a_source_position_are_labelled_in_ptx_spelling() {
+        let mut b = fence(FenceKind::Sc, None);
+        b.kind = EventKind::Barrier {
+            kind: BarrierKind::Red,
+            instance: 0,
+            id: 1,
+            count: None,
+        };
+        assert_eq!(synthesized(&b), "bar.red 1");
+        b.kind = EventKind::Barrier {
+            kind: BarrierKind::ClusterArriveRelaxed,
+            instance: 0,
+            id: 0,
+            count: None,
+        };
+        assert_eq!(synthesized(&b), "barrier.cluster.arrive.relaxed");
+        let mut r = fence(FenceKind::Sc, Some(Scope::Cluster));
+        r.kind = EventKind::Read {
+            loc: ptxmc_checker::event::Location {
+                phys: ptxmc_frontend::ir::PhysId(0),
+                vaddr: ptxmc_frontend::ir::VAddrId(0),
+                addr: ptxmc_frontend::ir::AddrId(0),
+            },
+            value: 0,
+            rmw: false,
+            red: false,
+        };
+        r.sem = Sem::AcqRel;
+        assert_eq!(synthesized(&r), "ld.acq_rel.cluster");
     }
 }

@@ -82,18 +82,25 @@ impl FenceKind {
         )
     }
 
+    /// The IR's fence of this kind.
+    pub fn ir(self) -> crate::ir::FenceKind {
+        use crate::ir::FenceKind as K;
+        match self {
+            FenceKind::Sc => K::Sc,
+            FenceKind::AcqRel => K::AcqRel,
+            FenceKind::Acquire => K::Acquire,
+            FenceKind::Release => K::Release,
+            FenceKind::ProxyAlias => K::ProxyAlias,
+            FenceKind::ProxySurface => K::ProxySurface,
+            FenceKind::ProxyTexture => K::ProxyTexture,
+            FenceKind::ProxyConstant => K::ProxyConstant,
+        }
+    }
+
     /// The spelling after `fence.`: `sc`, `acq_rel`, `proxy.alias`, ...
     pub fn as_str(self) -> &'static str {
-        match self {
-            FenceKind::Sc => "sc",
-            FenceKind::AcqRel => "acq_rel",
-            FenceKind::Acquire => "acquire",
-            FenceKind::Release => "release",
-            FenceKind::ProxyAlias => "proxy.alias",
-            FenceKind::ProxySurface => "proxy.surface",
-            FenceKind::ProxyTexture => "proxy.texture",
-            FenceKind::ProxyConstant => "proxy.constant",
-        }
+        let s = self.ir().spelling();
+        s.strip_prefix("fence.").unwrap_or(s)
     }
 }
 
@@ -126,12 +133,17 @@ pub enum RmwOp {
 }
 
 impl RmwOp {
+    /// The IR's operation.
+    pub fn ir(self) -> crate::ir::RmwOp {
+        match self {
+            RmwOp::Exch => crate::ir::RmwOp::Exch,
+            RmwOp::Add => crate::ir::RmwOp::Add,
+        }
+    }
+
     /// `exch` or `add`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            RmwOp::Exch => "exch",
-            RmwOp::Add => "add",
-        }
+        self.ir().spelling()
     }
 }
 
@@ -276,15 +288,21 @@ impl Sem {
         }
     }
 
+    /// The IR's semantics.
+    pub fn ir(self) -> crate::ir::Sem {
+        use crate::ir::Sem as S;
+        match self {
+            Sem::Weak => S::Weak,
+            Sem::Rlx => S::Relaxed,
+            Sem::Acq => S::Acquire,
+            Sem::Rel => S::Release,
+            Sem::AcqRel => S::AcqRel,
+        }
+    }
+
     /// The PTX qualifier: `weak`, `relaxed`, `acquire`, `release`, `acq_rel`.
     pub fn ptx(self) -> &'static str {
-        match self {
-            Sem::Weak => "weak",
-            Sem::Rlx => "relaxed",
-            Sem::Acq => "acquire",
-            Sem::Rel => "release",
-            Sem::AcqRel => "acq_rel",
-        }
+        self.ir().spelling()
     }
 
     /// The join of two annotations of one event (`rlx` + `rel` = `rel`,
@@ -423,21 +441,10 @@ impl std::error::Error for CycleError {}
 
 /// The annotation of a scope.
 pub fn scope_str(s: Scope) -> &'static str {
-    match s {
-        Scope::Cta => "cta",
-        Scope::Cluster => "cluster",
-        Scope::Gpu => "gpu",
-        Scope::Sys => "sys",
-    }
+    s.spelling()
 }
 
 /// Parses `cta`, `cluster`, `gpu`, `sys`.
 pub fn parse_scope(s: &str) -> Option<Scope> {
-    Some(match s {
-        "cta" => Scope::Cta,
-        "cluster" => Scope::Cluster,
-        "gpu" => Scope::Gpu,
-        "sys" => Scope::Sys,
-        _ => return None,
-    })
+    s.parse().ok()
 }

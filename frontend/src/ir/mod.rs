@@ -14,6 +14,7 @@ mod api;
 mod async_instr;
 mod host_api;
 mod ops;
+mod spelling;
 
 /// Declares a `u32` newtype index with `index()` / `new()`.
 macro_rules! id_type {
@@ -317,6 +318,7 @@ impl FenceKind {
 }
 
 pub use ops::{extend, BinOp, CmpOp, Operand, PrmtMode};
+pub use spelling::UnknownSpelling;
 
 /// Barrier instructions (8.9.4 items 2 and 3).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

@@ -133,34 +133,6 @@ pub enum PrmtMode {
     Rc16,
 }
 
-impl PrmtMode {
-    /// The PTX modifier (`""` for the generic form).
-    pub fn word(self) -> &'static str {
-        match self {
-            PrmtMode::Generic => "",
-            PrmtMode::F4e => "f4e",
-            PrmtMode::B4e => "b4e",
-            PrmtMode::Rc8 => "rc8",
-            PrmtMode::Ecl => "ecl",
-            PrmtMode::Ecr => "ecr",
-            PrmtMode::Rc16 => "rc16",
-        }
-    }
-
-    /// The mode of a modifier.
-    pub fn from_word(w: &str) -> Option<PrmtMode> {
-        Some(match w {
-            "f4e" => PrmtMode::F4e,
-            "b4e" => PrmtMode::B4e,
-            "rc8" => PrmtMode::Rc8,
-            "ecl" => PrmtMode::Ecl,
-            "ecr" => PrmtMode::Ecr,
-            "rc16" => PrmtMode::Rc16,
-            _ => return None,
-        })
-    }
-}
-
 impl BinOp {
     /// Whether the operation reads only its first operand (`cvt`, `popc`, `abs`).
     pub fn is_unary(self) -> bool {

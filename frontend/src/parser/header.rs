@@ -63,29 +63,7 @@ pub(super) fn parse_header(lx: &mut Lexer<'_>) -> PResult<Header> {
 
 /// The proxy of `y @ PROXY aliases x`.
 fn alias_proxy(word: &str) -> Option<Proxy> {
-    Some(match word {
-        "generic" => Proxy::Generic,
-        "surface" => Proxy::Surface,
-        "texture" => Proxy::Texture,
-        "constant" => Proxy::Constant,
-        "async" => Proxy::Async,
-        "tensormap" => Proxy::Tensormap,
-        "readonly" => Proxy::Readonly,
-        _ => return None,
-    })
-}
-
-/// The name `alias_proxy` accepts for a proxy (for the printer).
-pub(crate) fn proxy_word(p: Proxy) -> &'static str {
-    match p {
-        Proxy::Generic => "generic",
-        Proxy::Surface => "surface",
-        Proxy::Texture => "texture",
-        Proxy::Constant => "constant",
-        Proxy::Async => "async",
-        Proxy::Tensormap => "tensormap",
-        Proxy::Readonly => "readonly",
-    }
+    word.parse().ok()
 }
 
 impl<'s> Parser<'s> {

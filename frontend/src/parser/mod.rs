@@ -26,8 +26,6 @@ use crate::ir::{Span, Test};
 use crate::lexer::{Lexer, Tok, Token};
 use builder::Builder;
 
-pub(crate) use header::proxy_word;
-
 /// Parses a litmus test.
 pub(crate) fn parse(src: &str) -> Result<Test, ParseError> {
     let mut lexer = Lexer::new(src);

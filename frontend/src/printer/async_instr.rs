@@ -1,26 +1,22 @@
 //! Asynchronous operations and `mbarrier` instructions (8.9.1.1) in PTX spelling.
 
-use super::instr::{access_mods, rmw_word, scope_word, space_mod, Ctx};
+use super::instr::{access_mods, space_mod, Ctx};
 use crate::ir::{AsyncInstr, MbarrierUpdate, Scope, Sem, StateSpace, WgmmaA};
 
 /// `.relaxed.sys` / `.release.cluster` / `` for weak.
 fn sem_scope(sem: Sem, scope: Option<Scope>) -> String {
-    let word = match sem {
-        Sem::Relaxed => "relaxed",
-        Sem::Acquire => "acquire",
-        Sem::Release => "release",
-        Sem::AcqRel => "acq_rel",
-        _ => return String::new(),
-    };
-    match scope {
-        Some(s) => format!(".{word}.{}", scope_word(s)),
-        None => format!(".{word}"),
+    match (sem, scope) {
+        (Sem::Relaxed | Sem::Acquire | Sem::Release | Sem::AcqRel, Some(s)) => {
+            format!(".{sem}.{s}")
+        }
+        (Sem::Relaxed | Sem::Acquire | Sem::Release | Sem::AcqRel, None) => format!(".{sem}"),
+        _ => String::new(),
     }
 }
 
-fn space(s: StateSpace) -> &'static str {
+fn space(s: StateSpace) -> String {
     match s {
-        StateSpace::Shared => ".shared::cta",
+        StateSpace::Shared => ".shared::cta".into(),
         other => space_mod(other, true),
     }
 }
@@ -41,7 +37,7 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
             reduce,
         } => {
             let base = match (bulk, reduce) {
-                (_, Some(op)) => format!("cp.reduce.async.bulk.{}", rmw_word(*op).0),
+                (_, Some(op)) => format!("cp.reduce.async.bulk.{}", op),
                 (true, None) => "cp.async.bulk".into(),
                 (false, None) => "cp.async.ca".into(),
             };

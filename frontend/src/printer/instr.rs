@@ -2,8 +2,8 @@
 //! PTX spelling (`%r0`, `[x]`, `.b32`, `.v2`) for typed and vector accesses.
 
 use crate::ir::{
-    Access, BarrierKind, BinOp, CmpOp, FenceKind, Instr, LabelId, Operand, PrmtMode, Proxy, RegId,
-    RmwOp, Scope, Sem, StateSpace, Test,
+    Access, BarrierKind, BinOp, CmpOp, FenceKind, Instr, LabelId, Operand, Proxy, RegId, RmwOp,
+    Scope, Sem, StateSpace, Test,
 };
 
 /// The (canonical, `%`-less) name of a register of thread `th`.
@@ -25,52 +25,28 @@ fn label_name(t: &Test, th: usize, l: LabelId) -> String {
         .unwrap_or_else(|| format!("label{}", l.index()))
 }
 
-pub(super) fn scope_word(s: Scope) -> &'static str {
-    match s {
-        Scope::Cta => "cta",
-        Scope::Cluster => "cluster",
-        Scope::Gpu => "gpu",
-        Scope::Sys => "sys",
-    }
-}
-
 /// `.weak`, `.relaxed.gpu`, `.volatile`, `.mmio.relaxed.sys`, ...
 fn sem_mods(sem: Sem, scope: Option<Scope>) -> String {
-    let word = match sem {
-        Sem::Volatile => return ".volatile".into(),
-        Sem::Mmio => return ".mmio.relaxed.sys".into(),
-        Sem::Weak => "weak",
-        Sem::Relaxed => "relaxed",
-        Sem::Acquire => "acquire",
-        Sem::Release => "release",
-        Sem::AcqRel => "acq_rel",
-    };
-    match scope {
-        Some(s) => format!(".{word}.{}", scope_word(s)),
-        None => format!(".{word}"),
+    match (sem, scope) {
+        (Sem::Volatile, _) => ".volatile".into(),
+        (Sem::Mmio, _) => format!(".{}.{}.{}", Sem::Mmio, Sem::Relaxed, Scope::Sys),
+        (_, Some(s)) => format!(".{sem}.{s}"),
+        (_, None) => format!(".{sem}"),
     }
 }
 
-pub(super) fn space_mod(space: StateSpace, ptx: bool) -> &'static str {
+pub(super) fn space_mod(space: StateSpace, ptx: bool) -> String {
     match space {
-        StateSpace::Global if ptx => ".global",
-        StateSpace::Global => "",
-        StateSpace::Shared => ".shared",
-        StateSpace::SharedCluster => ".shared::cluster",
-        StateSpace::Const => ".const",
+        StateSpace::Global if !ptx => String::new(),
+        s => format!(".{s}"),
     }
 }
 
 /// `.proxy::NAME` for a proxy that the mnemonic does not imply.
-fn proxy_mod(p: Proxy) -> &'static str {
+fn proxy_mod(p: Proxy) -> String {
     match p {
-        Proxy::Generic => "",
-        Proxy::Surface => ".proxy::surface",
-        Proxy::Texture => ".proxy::texture",
-        Proxy::Constant => ".proxy::constant",
-        Proxy::Async => ".proxy::async",
-        Proxy::Tensormap => ".proxy::tensormap",
-        Proxy::Readonly => ".proxy::readonly",
+        Proxy::Generic => String::new(),
+        p => format!(".proxy::{p}"),
     }
 }
 
@@ -173,11 +149,11 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
         } => {
             c.ptx = access.bytes != 0 || access.vector != 1;
             let (base, pmod) = match proxy {
-                Proxy::Texture => ("tld", ""),
-                Proxy::Surface => ("suld", ""),
-                Proxy::Constant if *space != StateSpace::Const => ("cold", ""),
-                Proxy::Constant | Proxy::Generic => ("ld", ""),
-                Proxy::Readonly => ("ld", ".nc"),
+                Proxy::Texture => ("tld", String::new()),
+                Proxy::Surface => ("suld", String::new()),
+                Proxy::Constant if *space != StateSpace::Const => ("cold", String::new()),
+                Proxy::Constant | Proxy::Generic => ("ld", String::new()),
+                Proxy::Readonly => ("ld", ".nc".into()),
                 p => ("ld", proxy_mod(*p)),
             };
             format!(
@@ -200,7 +176,7 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
         } => {
             c.ptx = access.bytes != 0 || access.vector != 1;
             let (base, pmod) = match proxy {
-                Proxy::Surface => ("sust", ""),
+                Proxy::Surface => ("sust", String::new()),
                 p => ("st", proxy_mod(*p)),
             };
             format!(
@@ -226,12 +202,12 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
         } => {
             c.ptx = access.bytes != 0 || access.vector != 1;
             let (base, pmod) = match (proxy, dst.is_some()) {
-                (Proxy::Surface, true) => ("suatom", ""),
-                (Proxy::Surface, false) => ("sured", ""),
+                (Proxy::Surface, true) => ("suatom", String::new()),
+                (Proxy::Surface, false) => ("sured", String::new()),
                 (p, true) => ("atom", proxy_mod(*p)),
                 (p, false) => ("red", proxy_mod(*p)),
             };
-            let (opw, arith) = rmw_word(*op);
+            let (opw, arith) = (*op, is_arithmetic(*op));
             let mut ops = Vec::with_capacity(4);
             if let Some(d) = dst {
                 ops.push(c.reg(*d));
@@ -257,14 +233,13 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
             count,
         } => {
             let word = match kind {
-                BarrierKind::ClusterArrive => return "barrier.cluster.arrive".into(),
-                BarrierKind::ClusterArriveRelaxed => {
-                    return "barrier.cluster.arrive.relaxed".into()
+                BarrierKind::ClusterArrive
+                | BarrierKind::ClusterArriveRelaxed
+                | BarrierKind::ClusterWait => return kind.to_string(),
+                // The dialect's `bar.cta.sync` for `bar.sync`.
+                BarrierKind::Sync | BarrierKind::Arrive | BarrierKind::Red => {
+                    kind.spelling().trim_start_matches("bar.")
                 }
-                BarrierKind::ClusterWait => return "barrier.cluster.wait".into(),
-                BarrierKind::Sync => "sync",
-                BarrierKind::Arrive => "arrive",
-                BarrierKind::Red => "red",
             };
             let mut s = format!("bar.cta.{word} {instance}");
             if *id != Operand::Imm(0) || count.is_some() {
@@ -284,14 +259,6 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
             a,
             b,
         } => {
-            let cmp = match cmp {
-                CmpOp::Eq => "eq",
-                CmpOp::Ne => "ne",
-                CmpOp::Lt => "lt",
-                CmpOp::Le => "le",
-                CmpOp::Gt => "gt",
-                CmpOp::Ge => "ge",
-            };
             let sign = if *signed { 's' } else { 'u' };
             format!(
                 "setp.{cmp}.{sign}{bits} {}, {}, {}",
@@ -316,7 +283,7 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
         Instr::Op { op, dst, a, b } => {
             format!(
                 "{} {}, {}, {}",
-                binop_word(*op),
+                BinOp::spelling(*op),
                 c.reg(*dst),
                 c.val(*a),
                 c.val(*b)
@@ -351,85 +318,24 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
 fn fence(kind: FenceKind, scope: Option<Scope>) -> String {
     let base = kind.spelling();
     match scope {
-        Some(s) => format!("{base}.{}", scope_word(s)),
+        Some(s) => format!("{base}.{s}"),
         None => base.to_string(),
     }
 }
 
-/// The `.op` of `atom`/`red`, and whether it is arithmetic (typed `.uN`).
-pub(super) fn rmw_word(op: RmwOp) -> (&'static str, bool) {
-    match op {
-        RmwOp::Add => ("add", true),
-        RmwOp::Sub => ("sub", true),
-        RmwOp::Mul => ("mul", true),
-        RmwOp::Div => ("div", true),
-        RmwOp::Inc => ("inc", true),
-        RmwOp::Dec => ("dec", true),
-        RmwOp::Min => ("min", true),
-        RmwOp::Max => ("max", true),
-        RmwOp::And => ("and", false),
-        RmwOp::Or => ("or", false),
-        RmwOp::Xor => ("xor", false),
-        RmwOp::Exch => ("exch", false),
-        RmwOp::Cas => ("cas", false),
-        RmwOp::Mbarrier => ("mbarrier", false),
-    }
-}
-
-fn binop_word(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "add",
-        BinOp::Sub => "sub",
-        BinOp::Mul => "mul",
-        BinOp::Div => "div",
-        BinOp::Rem => "rem",
-        BinOp::And => "and",
-        BinOp::Or => "or",
-        BinOp::Xor => "xor",
-        BinOp::Shl => "shl",
-        BinOp::Shr => "shr",
-        BinOp::Min => "min",
-        BinOp::Max => "max",
-        BinOp::MbarrierParityDone => "mbarrier.parity_done",
-        BinOp::MbarrierStateDone => "mbarrier.state_done",
-        // Printed by `stmt` with their own operands.
-        BinOp::Setp { .. } => "setp",
-        BinOp::Ext { .. } => "cvt",
-        BinOp::Popc { .. } => "popc",
-        BinOp::Abs => "abs",
-        BinOp::Clz { .. } => "clz",
-        BinOp::Brev { .. } => "brev",
-        // The packed forms of `parser/ptx_bits.rs`.
-        BinOp::MulHi { signed, bits } => match (signed, bits) {
-            (true, 16) => "mul.hi.s16",
-            (true, 32) => "mul.hi.s32",
-            (true, _) => "mul.hi.s64",
-            (false, 16) => "mul.hi.u16",
-            (false, 32) => "mul.hi.u32",
-            (false, _) => "mul.hi.u64",
-        },
-        BinOp::Bfe { signed, bits } => match (signed, bits) {
-            (true, 32) => "bfe.s32",
-            (true, _) => "bfe.s64",
-            (false, 32) => "bfe.u32",
-            (false, _) => "bfe.u64",
-        },
-        BinOp::Shf { left, clamp } => match (left, clamp) {
-            (true, false) => "shf.l.wrap.b64",
-            (true, true) => "shf.l.clamp.b64",
-            (false, false) => "shf.r.wrap.b64",
-            (false, true) => "shf.r.clamp.b64",
-        },
-        BinOp::Prmt { mode } => match mode {
-            PrmtMode::Generic => "prmt.b64",
-            PrmtMode::F4e => "prmt.b64.f4e",
-            PrmtMode::B4e => "prmt.b64.b4e",
-            PrmtMode::Rc8 => "prmt.b64.rc8",
-            PrmtMode::Ecl => "prmt.b64.ecl",
-            PrmtMode::Ecr => "prmt.b64.ecr",
-            PrmtMode::Rc16 => "prmt.b64.rc16",
-        },
-    }
+/// Whether the `.op` of `atom`/`red` is arithmetic (typed `.uN`).
+fn is_arithmetic(op: RmwOp) -> bool {
+    matches!(
+        op,
+        RmwOp::Add
+            | RmwOp::Sub
+            | RmwOp::Mul
+            | RmwOp::Div
+            | RmwOp::Inc
+            | RmwOp::Dec
+            | RmwOp::Min
+            | RmwOp::Max
+    )
 }
 
 /// The mnemonic of a one-operand operation (`cvt`, `popc`, `abs`).
@@ -443,17 +349,11 @@ fn unary_word(op: BinOp) -> String {
         BinOp::Abs => "abs.s64".into(),
         BinOp::Clz { bits } => format!("clz.b{bits}"),
         BinOp::Brev { bits } => format!("brev.b{bits}"),
-        _ => binop_word(op).to_string(),
+        _ => op.spelling().to_string(),
     }
 }
 
-fn branch_word(cmp: CmpOp) -> &'static str {
-    match cmp {
-        CmpOp::Eq => "beq",
-        CmpOp::Ne => "bne",
-        CmpOp::Lt => "blt",
-        CmpOp::Gt => "bgt",
-        CmpOp::Le => "ble",
-        CmpOp::Ge => "bge",
-    }
+/// The dialect's `beq`, `bne`, ...: `b` and the comparison.
+fn branch_word(cmp: CmpOp) -> String {
+    format!("b{cmp}")
 }

@@ -11,7 +11,7 @@ mod async_instr;
 mod host;
 mod instr;
 
-use crate::ir::{AddrId, AddrKind, CmpOp, Prop, Quantifier, Term, Test};
+use crate::ir::{AddrId, AddrKind, CmpOp, Prop, Term, Test};
 use std::fmt::Write;
 
 /// Prints a test.
@@ -32,12 +32,7 @@ pub(crate) fn print(t: &Test) -> String {
             AddrKind::GenericAlias(of) => {
                 writeln!(out, "{name} @ generic aliases {};", addr(t, of))
             }
-            AddrKind::ProxyAlias(p, of) => writeln!(
-                out,
-                "{name} @ {} aliases {};",
-                crate::parser::proxy_word(p),
-                addr(t, of)
-            ),
+            AddrKind::ProxyAlias(p, of) => writeln!(out, "{name} @ {} aliases {};", p, addr(t, of)),
             AddrKind::Multimem => writeln!(out, "{name} @ multimem;"),
             // `[x+N]` is written in the instructions only.
             AddrKind::Offset(..) => Ok(()),
@@ -69,11 +64,7 @@ pub(crate) fn print(t: &Test) -> String {
     if let Some(f) = &t.filter {
         let _ = writeln!(out, "filter {}", top_prop(t, f));
     }
-    let q = match t.condition.quantifier {
-        Quantifier::Exists => "exists",
-        Quantifier::NotExists => "~exists",
-        Quantifier::Forall => "forall",
-    };
+    let q = t.condition.quantifier;
     let _ = writeln!(out, "{q} {}", top_prop(t, &t.condition.prop));
     out
 }
@@ -145,14 +136,7 @@ fn term(t: &Test, x: &Term) -> String {
 }
 
 fn cmp(op: CmpOp) -> &'static str {
-    match op {
-        CmpOp::Eq => "==",
-        CmpOp::Ne => "!=",
-        CmpOp::Lt => "<",
-        CmpOp::Le => "<=",
-        CmpOp::Gt => ">",
-        CmpOp::Ge => ">=",
-    }
+    op.symbol()
 }
 
 /// A proposition in parentheses, as the corpus writes conditions.

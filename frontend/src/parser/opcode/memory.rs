@@ -8,36 +8,12 @@ use crate::ir::{Access, Proxy, RmwOp, Scope, Sem, StateSpace};
 
 /// Operations of `atom` / `red`.
 pub(super) fn rmw_op(s: &str) -> Option<RmwOp> {
-    Some(match s {
-        "add" => RmwOp::Add,
-        "sub" => RmwOp::Sub,
-        "mul" => RmwOp::Mul,
-        "div" => RmwOp::Div,
-        "inc" => RmwOp::Inc,
-        "dec" => RmwOp::Dec,
-        "min" => RmwOp::Min,
-        "max" => RmwOp::Max,
-        "and" => RmwOp::And,
-        "or" => RmwOp::Or,
-        "xor" => RmwOp::Xor,
-        "exch" => RmwOp::Exch,
-        "cas" => RmwOp::Cas,
-        _ => return None,
-    })
+    s.parse().ok()
 }
 
 /// `.proxy::NAME` modifiers (also what the printer writes for proxies without a mnemonic).
 fn proxy_mod(s: &str) -> Option<Proxy> {
-    Some(match s.strip_prefix("proxy::")? {
-        "generic" => Proxy::Generic,
-        "surface" => Proxy::Surface,
-        "texture" => Proxy::Texture,
-        "constant" => Proxy::Constant,
-        "async" => Proxy::Async,
-        "tensormap" => Proxy::Tensormap,
-        "readonly" => Proxy::Readonly,
-        _ => return None,
-    })
+    s.strip_prefix("proxy::")?.parse().ok()
 }
 
 /// The semantics words of memory instructions.

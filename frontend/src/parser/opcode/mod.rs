@@ -294,13 +294,7 @@ fn type_bytes(t: &str) -> Option<u8> {
 
 /// Scope modifiers.
 fn scope_of(s: &str) -> Option<Scope> {
-    Some(match s {
-        "cta" => Scope::Cta,
-        "cluster" => Scope::Cluster,
-        "gpu" => Scope::Gpu,
-        "sys" => Scope::Sys,
-        _ => return None,
-    })
+    s.parse().ok()
 }
 /// `fence{.sem}.scope`, `fence.proxy.*`.
 fn fence(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
@@ -437,20 +431,8 @@ fn barrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
 
 /// Integer register arithmetic: `add`, `add.u32`, `mul.lo.s32`, ...
 fn arith(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
-    let op = match m.base {
-        "add" => BinOp::Add,
-        "sub" => BinOp::Sub,
-        "mul" => BinOp::Mul,
-        "div" => BinOp::Div,
-        "rem" => BinOp::Rem,
-        "and" => BinOp::And,
-        "or" => BinOp::Or,
-        "xor" => BinOp::Xor,
-        "shl" => BinOp::Shl,
-        "shr" => BinOp::Shr,
-        "min" => BinOp::Min,
-        _ => BinOp::Max,
-    };
+    // `classify` sends only the twelve plain operations here.
+    let op = m.base.parse::<BinOp>().unwrap_or(BinOp::Max);
     let mut ty: Option<(&str, ())> = None;
     let mut lo: Option<(&str, ())> = None;
     for &w in &m.mods {

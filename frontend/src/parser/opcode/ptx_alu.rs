@@ -257,7 +257,7 @@ pub(super) fn classify(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         "prmt" => {
             let (ty, mode) = match mods {
                 [t] => (*t, PrmtMode::Generic),
-                [t, md] => (*t, PrmtMode::from_word(md).ok_or_else(|| m.unknown(md))?),
+                [t, md] => (*t, md.parse::<PrmtMode>().map_err(|_| m.unknown(md))?),
                 _ => return Err(m.bad("expected `prmt.b32{.mode}`")),
             };
             match ty {
@@ -334,12 +334,7 @@ fn setp(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         return Err(m.unknown(ty));
     }
     let (cmp, unsigned) = match cmp_word {
-        "eq" => (CmpOp::Eq, false),
-        "ne" => (CmpOp::Ne, false),
-        "lt" => (CmpOp::Lt, false),
-        "le" => (CmpOp::Le, false),
-        "gt" => (CmpOp::Gt, false),
-        "ge" => (CmpOp::Ge, false),
+        w if w.parse::<CmpOp>().is_ok() => (w.parse::<CmpOp>().unwrap_or(CmpOp::Eq), false),
         "lo" => (CmpOp::Lt, true),
         "ls" => (CmpOp::Le, true),
         "hi" => (CmpOp::Gt, true),
