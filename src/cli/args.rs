@@ -276,13 +276,19 @@ pub enum ScopeArg {
 }
 
 impl ScopeArg {
+    /// The scope.
+    pub fn scope(self) -> ptxmc_frontend::ir::Scope {
+        use ptxmc_frontend::ir::Scope;
+        match self {
+            ScopeArg::Cta => Scope::Cta,
+            ScopeArg::Gpu => Scope::Gpu,
+            ScopeArg::Sys => Scope::Sys,
+        }
+    }
+
     /// The scope as PTX spells it (`cta`, `gpu`, `sys`).
     pub fn name(self) -> &'static str {
-        match self {
-            ScopeArg::Cta => "cta",
-            ScopeArg::Gpu => "gpu",
-            ScopeArg::Sys => "sys",
-        }
+        self.scope().spelling()
     }
 }
 

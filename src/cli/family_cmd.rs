@@ -1,6 +1,6 @@
 //! `ptxmc family`: print or write benchmark families.
 
-use super::args::{FamilyArgs, ScopeArg};
+use super::args::FamilyArgs;
 use super::{EXIT_ERROR, EXIT_OK};
 use ptxmc_frontend::families::{generate, FAMILIES};
 use std::io::Write;
@@ -21,11 +21,7 @@ pub fn run(args: &FamilyArgs) -> u8 {
         }
         return EXIT_OK;
     }
-    let scope = match args.scope {
-        ScopeArg::Cta => "cta",
-        ScopeArg::Gpu => "gpu",
-        ScopeArg::Sys => "sys",
-    };
+    let scope = args.scope.name();
     let name = args.name.as_deref().unwrap_or_default();
     let names: Vec<&str> = if name == "all" {
         FAMILIES.iter().map(|f| f.0).collect()

@@ -416,7 +416,7 @@ impl<'t> Lowering<'t> {
                     let bytewise = matches!(rop, RmwOp::And | RmwOp::Or | RmwOp::Xor | RmwOp::Exch);
                     if cov.len() != 1 && !bytewise {
                         return Err(format!(
-                            "mixed-size accesses to {} (an atomic `{rop:?}` split into {} parts) at {span}",
+                            "mixed-size accesses to {} (an atomic `{rop}` split into {} parts) at {span}",
                             name_of(test, base),
                             cov.len()
                         ));

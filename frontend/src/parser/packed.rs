@@ -54,7 +54,7 @@ impl<'s> Parser<'s> {
         };
         let refuse = match sem {
             Sem::Release | Sem::Acquire | Sem::Mmio => Some(format!(
-                "packed {base} with {sem:?} semantics (8.2.5: halves in unspecified order)"
+                "packed {base} with {sem} semantics (8.2.5: halves in unspecified order)"
             )),
             _ if access.vector > 2 => Some(format!("{base}.v4 of a packed type")),
             _ => None,
