@@ -70,15 +70,16 @@ impl<V: Value> ThreadState<V> {
     /// of the value read with the compare operand), `taken` means it
     /// succeeded.
     pub fn decide(&mut self, code: &ThreadCode, taken: bool) {
-        match self.undecided.take() {
-            Some((_, Undecided::Jump(to))) => {
+        self.mark = 0;
+        match self.undecided.take().map(|u| u.1) {
+            Some(Undecided::Jump(to)) => {
                 if taken {
                     self.jump(code, to);
                 } else {
                     self.step_to(self.pc + 1);
                 }
             }
-            Some((_, Undecided::CasWrite(w, d, back))) => {
+            Some(Undecided::CasWrite(w, d, back)) => {
                 if taken || back {
                     self.rmw_write = Some((w, d, !taken));
                 } else {
@@ -93,7 +94,7 @@ impl<V: Value> ThreadState<V> {
     /// succeeded (not a branch of the code): `Some(true)` when a failed one
     /// writes its old value back, `Some(false)` when it then writes nothing.
     pub fn deciding_cas(&self) -> Option<bool> {
-        match &self.undecided {
+        match self.undecided.as_deref() {
             Some((_, Undecided::CasWrite(_, _, back))) => Some(*back),
             _ => None,
         }
