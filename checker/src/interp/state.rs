@@ -3,7 +3,7 @@
 use super::writes::shared_scope;
 use super::BlockReason;
 use super::{Next, ThreadCode, Value};
-use crate::event::{AsyncOrder, Event, EventId, EventKind, Location};
+use crate::event::{copy_ids, set_ids, AsyncOrder, Event, EventId, EventKind, Location};
 use ptxmc_frontend::ir::{
     AddrId, AsyncInstr, BarrierKind, BinOp, CmpOp, FenceKind, Instr, Operand, Proxy, RegId, RmwOp,
     Scope, Sem, Span, Test, ThreadId,
@@ -253,12 +253,20 @@ impl<V: Clone> Clone for Fields<V> {
         *came_from = source.came_from;
         *sub = source.sub;
         regs.clone_from(&source.regs);
-        deps.clone_from(&source.deps);
-        ctrl.clone_from(&source.ctrl);
+        copy_deps(deps, &source.deps);
+        set_ids(ctrl, &source.ctrl);
         loops.clone_from(&source.loops);
         *writes = source.writes;
         events.clone_from(&source.events);
-        pending.clone_from(&source.pending);
+        match (pending.as_mut(), &source.pending) {
+            // In place: the event's dependency sets are copied inline.
+            (Some(p), Some(q)) => {
+                p.event.clone_from(&q.event);
+                p.effect.clone_from(&q.effect);
+                p.last = q.last;
+            }
+            _ => pending.clone_from(&source.pending),
+        }
         rmw_write.clone_from(&source.rmw_write);
         undecided.clone_from(&source.undecided);
         run.clone_from(&source.run);
@@ -268,15 +276,19 @@ impl<V: Clone> Clone for Fields<V> {
         committed.clone_from(&source.committed);
         *awaited = source.awaited;
         copy_value.clone_from(&source.copy_value);
-        // Empty in every thread without register-held addresses: skip
-        // SmallVec's clear-and-extend (measurable on writers-8).
-        if source.addr_deps.is_empty() {
-            addr_deps.clear();
-        } else {
-            addr_deps.clone_from(&source.addr_deps);
-        }
+        set_ids(addr_deps, &source.addr_deps);
         *mark = source.mark;
     }
+}
+
+/// Makes `into` a copy of `from`, element by element with [`set_ids`].
+fn copy_deps(into: &mut Vec<Deps>, from: &[Deps]) {
+    into.truncate(from.len());
+    for (d, s) in into.iter_mut().zip(from) {
+        set_ids(d, s);
+    }
+    let have = into.len();
+    into.extend(from[have..].iter().map(copy_ids));
 }
 
 fn union_into(into: &mut Deps, from: &[EventId]) {
@@ -443,7 +455,7 @@ impl<V: Value> ThreadState<V> {
                     .get(r.index())
                     .cloned()
                     .unwrap_or_else(|| V::constant(0)),
-                self.deps.get(r.index()).cloned().unwrap_or_default(),
+                self.deps.get(r.index()).map(copy_ids).unwrap_or_default(),
             ),
         }
     }
@@ -746,9 +758,9 @@ impl<V: Value> ThreadState<V> {
             proxy: Proxy::Generic,
             span: stmt.map(|s| s.span).unwrap_or_default(),
             instr: self.pc as u32,
-            addr_deps: self.addr_deps.clone(),
+            addr_deps: copy_ids(&self.addr_deps),
             data_deps: SmallVec::new(),
-            ctrl_deps: self.ctrl.clone(),
+            ctrl_deps: copy_ids(&self.ctrl),
             async_order: AsyncOrder {
                 op: None,
                 awaited: self.awaited,
