@@ -81,7 +81,7 @@ pub enum EventKind {
 }
 
 /// One event of an execution.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(PartialEq, Eq, Hash, Debug)]
 pub struct Event {
     /// The executing thread; `None` for initial writes.
     pub thread: Option<ThreadId>,
@@ -108,6 +108,69 @@ pub struct Event {
     /// The asynchronous operation performing the event, and those it waited
     /// for (8.9.1.1); the default for events of ordinary instructions.
     pub async_order: AsyncOrder,
+}
+
+/// Copied field by field, the dependency sets with [`copy_ids`]: thread
+/// states clone the event they are about to emit each time they are asked
+/// for it, and restore it with their state.
+impl Clone for Event {
+    #[inline]
+    fn clone(&self) -> Self {
+        Event {
+            thread: self.thread,
+            po_index: self.po_index,
+            kind: self.kind,
+            sem: self.sem,
+            scope: self.scope,
+            proxy: self.proxy,
+            span: self.span,
+            instr: self.instr,
+            addr_deps: copy_ids(&self.addr_deps),
+            data_deps: copy_ids(&self.data_deps),
+            ctrl_deps: copy_ids(&self.ctrl_deps),
+            async_order: self.async_order,
+        }
+    }
+
+    #[inline]
+    fn clone_from(&mut self, source: &Self) {
+        self.thread = source.thread;
+        self.po_index = source.po_index;
+        self.kind = source.kind;
+        self.sem = source.sem;
+        self.scope = source.scope;
+        self.proxy = source.proxy;
+        self.span = source.span;
+        self.instr = source.instr;
+        set_ids(&mut self.addr_deps, &source.addr_deps);
+        set_ids(&mut self.data_deps, &source.data_deps);
+        set_ids(&mut self.ctrl_deps, &source.ctrl_deps);
+        self.async_order = source.async_order;
+    }
+}
+
+/// A copy of a small set of event ids: one or two ids are written inline
+/// directly, without the element-by-element path `SmallVec::clone` takes.
+#[inline]
+pub(crate) fn copy_ids(v: &SmallVec<[EventId; 2]>) -> SmallVec<[EventId; 2]> {
+    match v.as_slice() {
+        [] => SmallVec::new(),
+        &[a] => SmallVec::from_buf_and_len([a, a], 1),
+        &[a, b] => SmallVec::from_buf([a, b]),
+        more => SmallVec::from_slice(more),
+    }
+}
+
+/// Makes `into` a copy of `from` ([`copy_ids`]), reusing its heap buffer
+/// when it has one.
+#[inline]
+pub(crate) fn set_ids(into: &mut SmallVec<[EventId; 2]>, from: &SmallVec<[EventId; 2]>) {
+    if into.spilled() {
+        into.clear();
+        into.extend_from_slice(from);
+    } else {
+        *into = copy_ids(from);
+    }
 }
 
 /// The kinds of asynchronous operations, each completed in its own way (8.9.1.1).

@@ -3,7 +3,7 @@
 use super::writes::shared_scope;
 use super::BlockReason;
 use super::{Next, ThreadCode, Value};
-use crate::event::{AsyncOrder, Event, EventId, EventKind, Location};
+use crate::event::{copy_ids, set_ids, AsyncOrder, Event, EventId, EventKind, Location};
 use ptxmc_frontend::ir::{
     AddrId, AsyncInstr, BarrierKind, BinOp, CmpOp, FenceKind, Instr, Operand, Proxy, RegId, RmwOp,
     Scope, Sem, Span, Test, ThreadId,
@@ -49,13 +49,9 @@ enum Effect<V> {
     Wait { dst: RegId, op: BinOp, x: V },
     /// The source read of an asynchronous copy: the value goes to the copy's write.
     CopyRead,
-    /// The `b` read of `wgmma.mma_async`: `dst[k] = a * b + (scale != 0) * dst[k]`,
-    /// `a` the value of [`ThreadState::copy_value`] (the `a` read) or given.
-    Mma {
-        dst: Vec<RegId>,
-        a: Option<(V, Deps)>,
-        scale: (V, Deps),
-    },
+    /// The `b` read of `wgmma.mma_async` (boxed: rare, and the largest
+    /// effect, which every pending event would otherwise pay for).
+    Mma(Box<MmaEffect<V>>),
     /// A write of `value`.
     Write { value: V },
     /// The write-back of a failed CAS that no other operation can tell from
@@ -66,6 +62,26 @@ enum Effect<V> {
     Fence,
     /// A barrier with its runtime id and count.
     Barrier { id: V, count: Option<V> },
+}
+
+/// The `b` read of `wgmma.mma_async`: `dst[k] = a * b + (scale != 0) * dst[k]`,
+/// `a` the value of [`ThreadState::copy_value`] (the `a` read) or given.
+#[derive(Clone, Debug)]
+struct MmaEffect<V> {
+    dst: Vec<RegId>,
+    a: Option<(V, Deps)>,
+    scale: (V, Deps),
+}
+
+/// Where a thread stands in one of its loops.
+#[derive(Clone, Copy, Default, Debug)]
+struct LoopMark {
+    /// Back edges taken since the loop was entered from outside.
+    count: u32,
+    /// `writes` when the loop's head was last reached.
+    writes: u32,
+    /// `events.len()` when the loop's head was last reached.
+    entry: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -86,8 +102,40 @@ enum Run {
 /// The state of one running thread: program counter, registers with the reads
 /// each value depends on, the control dependencies so far, loop counters and
 /// the events committed so far.
+///
+/// Boxed, so that moving a state (explorers keep saved copies on their
+/// stack frames and in pools) copies a pointer, not the few hundred bytes
+/// of [`Fields`].
 #[derive(Debug)]
-pub struct ThreadState<V> {
+pub struct ThreadState<V>(Box<Fields<V>>);
+
+impl<V> std::ops::Deref for ThreadState<V> {
+    type Target = Fields<V>;
+    fn deref(&self) -> &Fields<V> {
+        &self.0
+    }
+}
+
+impl<V> std::ops::DerefMut for ThreadState<V> {
+    fn deref_mut(&mut self) -> &mut Fields<V> {
+        &mut self.0
+    }
+}
+
+impl<V: Clone> Clone for ThreadState<V> {
+    fn clone(&self) -> Self {
+        ThreadState(self.0.clone())
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        // In place: the buffers of the state overwritten are reused.
+        (*self.0).clone_from(&*source.0);
+    }
+}
+
+/// What a [`ThreadState`] holds.
+#[derive(Debug)]
+pub struct Fields<V> {
     thread: ThreadId,
     unroll: u32,
     pc: usize,
@@ -99,11 +147,9 @@ pub struct ThreadState<V> {
     regs: Vec<V>,
     deps: Vec<Deps>,
     ctrl: Deps,
-    loop_count: Vec<u32>,
-    /// `events.len()` when each loop's head was last reached.
-    loop_entry: Vec<usize>,
-    /// `writes` when each loop's head was last reached.
-    loop_writes: Vec<u32>,
+    // invariant: loops.len() == code.loops().len().
+    /// Per loop of the code (one vector, so that a restore copies one).
+    loops: Vec<LoopMark>,
     /// Write events committed so far (to tell an iteration that wrote nothing).
     writes: u32,
     events: Vec<EventId>,
@@ -112,26 +158,36 @@ pub struct ThreadState<V> {
     /// dependencies, and whether it is an unobservable write-back of a
     /// failed CAS ([`RmwPlan::write_back_unseen`]).
     rmw_write: Option<(V, Deps, bool)>,
-    undecided: Option<(BranchCond<V>, Undecided<V>)>,
+    /// Boxed: only symbolic values leave a comparison undecided.
+    undecided: Option<Box<(BranchCond<V>, Undecided<V>)>>,
     run: Run,
     blocked_at: Option<usize>,
     spin_loop: Option<usize>,
     /// Asynchronous operations issued so far per [`AsyncGroup`] (8.9.1.1).
     issued: [u32; 4],
-    /// Per group kind (`cp.async`, bulk, `wgmma`): the issue count at each commit.
-    committed: [Vec<u32>; 3],
+    /// Per group kind (`cp.async`, bulk, `wgmma`): the issue count at each
+    /// commit; `None` until the first commit (boxed: most threads have none).
+    committed: Option<Box<[Vec<u32>; 3]>>,
     /// Per group kind: how many operations, from the first, are complete.
     awaited: [u32; 3],
-    /// The value the source read of the current asynchronous copy returned.
-    copy_value: Option<(V, Deps)>,
+    /// The value the source read of the current asynchronous copy returned
+    /// (boxed: rare).
+    copy_value: Option<Box<(V, Deps)>>,
     /// The reads the address of the next memory instruction depends on (an
     /// [`Instr::AddrReg`] before it); cleared when that instruction is done.
     addr_deps: Deps,
+    // invariant: when `mark != 0`, the state is equal to every other state
+    // with the same `mark` (a copy made by [`Self::save_into`] and not
+    // changed since); every change sets it to 0.
+    /// What lets [`Clone::clone_from`] skip a restore that would change
+    /// nothing (explorers restore a thread's state once per child of a
+    /// node, also for the first child, which finds it as it was saved).
+    mark: u64,
 }
 
 /// Written out so that `clone_from` reuses the buffers of the state it
 /// overwrites: explorers restore a thread's state once per child of a node.
-impl<V: Clone> Clone for ThreadState<V> {
+impl<V: Clone> Clone for Fields<V> {
     fn clone(&self) -> Self {
         Self {
             thread: self.thread,
@@ -142,9 +198,7 @@ impl<V: Clone> Clone for ThreadState<V> {
             regs: self.regs.clone(),
             deps: self.deps.clone(),
             ctrl: self.ctrl.clone(),
-            loop_count: self.loop_count.clone(),
-            loop_entry: self.loop_entry.clone(),
-            loop_writes: self.loop_writes.clone(),
+            loops: self.loops.clone(),
             writes: self.writes,
             events: self.events.clone(),
             pending: self.pending.clone(),
@@ -158,10 +212,15 @@ impl<V: Clone> Clone for ThreadState<V> {
             awaited: self.awaited,
             copy_value: self.copy_value.clone(),
             addr_deps: self.addr_deps.clone(),
+            mark: self.mark,
         }
     }
 
     fn clone_from(&mut self, source: &Self) {
+        if self.mark != 0 && self.mark == source.mark {
+            // Equal already (the invariant of `mark`).
+            return;
+        }
         // Destructured so that a new field cannot be forgotten here.
         let Self {
             thread,
@@ -172,9 +231,7 @@ impl<V: Clone> Clone for ThreadState<V> {
             regs,
             deps,
             ctrl,
-            loop_count,
-            loop_entry,
-            loop_writes,
+            loops,
             writes,
             events,
             pending,
@@ -188,6 +245,7 @@ impl<V: Clone> Clone for ThreadState<V> {
             awaited,
             copy_value,
             addr_deps,
+            mark,
         } = self;
         *thread = source.thread;
         *unroll = source.unroll;
@@ -195,14 +253,20 @@ impl<V: Clone> Clone for ThreadState<V> {
         *came_from = source.came_from;
         *sub = source.sub;
         regs.clone_from(&source.regs);
-        deps.clone_from(&source.deps);
-        ctrl.clone_from(&source.ctrl);
-        loop_count.clone_from(&source.loop_count);
-        loop_entry.clone_from(&source.loop_entry);
-        loop_writes.clone_from(&source.loop_writes);
+        copy_deps(deps, &source.deps);
+        set_ids(ctrl, &source.ctrl);
+        loops.clone_from(&source.loops);
         *writes = source.writes;
         events.clone_from(&source.events);
-        pending.clone_from(&source.pending);
+        match (pending.as_mut(), &source.pending) {
+            // In place: the event's dependency sets are copied inline.
+            (Some(p), Some(q)) => {
+                p.event.clone_from(&q.event);
+                p.effect.clone_from(&q.effect);
+                p.last = q.last;
+            }
+            _ => pending.clone_from(&source.pending),
+        }
         rmw_write.clone_from(&source.rmw_write);
         undecided.clone_from(&source.undecided);
         run.clone_from(&source.run);
@@ -212,14 +276,19 @@ impl<V: Clone> Clone for ThreadState<V> {
         committed.clone_from(&source.committed);
         *awaited = source.awaited;
         copy_value.clone_from(&source.copy_value);
-        // Empty in every thread without register-held addresses: skip
-        // SmallVec's clear-and-extend (measurable on writers-8).
-        if source.addr_deps.is_empty() {
-            addr_deps.clear();
-        } else {
-            addr_deps.clone_from(&source.addr_deps);
-        }
+        set_ids(addr_deps, &source.addr_deps);
+        *mark = source.mark;
     }
+}
+
+/// Makes `into` a copy of `from`, element by element with [`set_ids`].
+fn copy_deps(into: &mut Vec<Deps>, from: &[Deps]) {
+    into.truncate(from.len());
+    for (d, s) in into.iter_mut().zip(from) {
+        set_ids(d, s);
+    }
+    let have = into.len();
+    into.extend(from[have..].iter().map(copy_ids));
 }
 
 fn union_into(into: &mut Deps, from: &[EventId]) {
@@ -245,7 +314,7 @@ impl<V: Value> ThreadState<V> {
             }
         }
         let nl = code.loops().len();
-        ThreadState {
+        ThreadState(Box::new(Fields {
             thread: code.thread(),
             unroll,
             pc: 0,
@@ -254,9 +323,7 @@ impl<V: Value> ThreadState<V> {
             regs,
             deps: vec![Deps::new(); n],
             ctrl: Deps::new(),
-            loop_count: vec![0; nl],
-            loop_entry: vec![0; nl],
-            loop_writes: vec![0; nl],
+            loops: vec![LoopMark::default(); nl],
             writes: 0,
             events: Vec::new(),
             pending: None,
@@ -266,11 +333,29 @@ impl<V: Value> ThreadState<V> {
             blocked_at: None,
             spin_loop: None,
             issued: [0; 4],
-            committed: [Vec::new(), Vec::new(), Vec::new()],
+            committed: None,
             awaited: [0; 3],
             copy_value: None,
             addr_deps: Deps::new(),
-        }
+            mark: 0,
+        }))
+    }
+
+    /// Makes `into` a copy of this state that a later `into.clone_from`
+    /// or `self.clone_from(&into)` may skip while neither changed: `mark`
+    /// must be new (never given to this state's lineage before, so `0` is
+    /// never one).
+    pub fn save_into(&mut self, into: &mut Self, mark: u64) {
+        debug_assert_ne!(mark, 0);
+        self.mark = mark;
+        into.clone_from(self);
+    }
+
+    /// A new copy of this state, as [`Self::save_into`] makes it.
+    pub fn saved(&mut self, mark: u64) -> Self {
+        debug_assert_ne!(mark, 0);
+        self.mark = mark;
+        self.clone()
     }
 
     /// The thread.
@@ -356,8 +441,8 @@ impl<V: Value> ThreadState<V> {
     /// committed since it last reached the loop's head. Empty unless blocked by
     /// [`BlockReason::Spin`].
     pub fn spin_iteration(&self) -> &[EventId] {
-        match self.spin_loop.and_then(|l| self.loop_entry.get(l)) {
-            Some(&from) => self.events.get(from..).unwrap_or(&[]),
+        match self.spin_loop.and_then(|l| self.loops.get(l)) {
+            Some(m) => self.events.get(m.entry..).unwrap_or(&[]),
             None => &[],
         }
     }
@@ -370,14 +455,14 @@ impl<V: Value> ThreadState<V> {
                     .get(r.index())
                     .cloned()
                     .unwrap_or_else(|| V::constant(0)),
-                self.deps.get(r.index()).cloned().unwrap_or_default(),
+                self.deps.get(r.index()).map(copy_ids).unwrap_or_default(),
             ),
         }
     }
 
     fn set_reg(&mut self, r: RegId, v: V, d: Deps) {
-        if let (Some(slot), Some(ds)) = (self.regs.get_mut(r.index()), self.deps.get_mut(r.index()))
-        {
+        let f = &mut *self.0;
+        if let (Some(slot), Some(ds)) = (f.regs.get_mut(r.index()), f.deps.get_mut(r.index())) {
             *slot = v;
             *ds = d;
         }
@@ -404,16 +489,16 @@ impl<V: Value> ThreadState<V> {
                 // only reads): either blocks (`docs/model-notes.md`, "Waits").
                 let spin = code.loops().get(l).is_some_and(|lp| {
                     lp.spin
-                        || (lp.retry && self.loop_writes.get(l).is_some_and(|&w| w == self.writes))
+                        || (lp.retry && self.loops.get(l).is_some_and(|m| m.writes == self.writes))
                 });
                 if spin {
                     self.spin_loop = Some(l);
                     self.block(BlockReason::Spin, from);
                     return;
                 }
-                if let Some(c) = self.loop_count.get_mut(l) {
-                    *c += 1;
-                    if *c > self.unroll {
+                if let Some(m) = self.loops.get_mut(l) {
+                    m.count += 1;
+                    if m.count > self.unroll {
                         self.block(BlockReason::Bound, from);
                         return;
                     }
@@ -432,16 +517,13 @@ impl<V: Value> ThreadState<V> {
                 continue;
             };
             let from_inside = self.came_from.is_some_and(|p| lp.contains(p));
-            if !from_inside {
-                if let Some(c) = self.loop_count.get_mut(l) {
-                    *c = 0;
+            let (entry, writes) = (self.events.len(), self.writes);
+            if let Some(m) = self.loops.get_mut(l) {
+                if !from_inside {
+                    m.count = 0;
                 }
-            }
-            if let Some(e) = self.loop_entry.get_mut(l) {
-                *e = self.events.len();
-            }
-            if let Some(w) = self.loop_writes.get_mut(l) {
-                *w = self.writes;
+                m.entry = entry;
+                m.writes = writes;
             }
         }
     }
@@ -454,13 +536,14 @@ impl<V: Value> ThreadState<V> {
             if let Some(p) = &self.pending {
                 return Next::Event(p.event.clone());
             }
-            if let Some((c, _)) = &self.undecided {
-                return Next::Branch(c.clone());
+            if let Some(u) = &self.undecided {
+                return Next::Branch(u.0.clone());
             }
             match &self.run {
                 Run::Done => return Next::Done,
                 Run::Blocked(r) => return Next::Blocked(r.clone()),
-                Run::Running => {}
+                // From here on the state changes.
+                Run::Running => self.mark = 0,
             }
             if let Some((v, d, back)) = self.rmw_write.take() {
                 self.pending = Some(self.rmw_write_event(code, v, d, back));
@@ -504,7 +587,7 @@ impl<V: Value> ThreadState<V> {
                                 b: vb,
                                 span,
                             };
-                            self.undecided = Some((c, Undecided::Jump(to)));
+                            self.undecided = Some(Box::new((c, Undecided::Jump(to))));
                         }
                     }
                 }
@@ -579,6 +662,7 @@ impl<V: Value> ThreadState<V> {
         let Some(p) = self.pending.take() else {
             return;
         };
+        self.mark = 0;
         self.events.push(id);
         if p.last {
             self.finish_async(&p.event.async_order);
@@ -608,7 +692,7 @@ impl<V: Value> ThreadState<V> {
                                 b: plan.a,
                                 span: p.event.span,
                             };
-                            self.undecided = Some((c, Undecided::CasWrite(w, d, back)));
+                            self.undecided = Some(Box::new((c, Undecided::CasWrite(w, d, back))));
                         }
                     }
                 }
@@ -628,12 +712,13 @@ impl<V: Value> ThreadState<V> {
                 let v = read_value.unwrap_or_else(|| V::constant(0));
                 let mut d = Deps::new();
                 d.push(id);
-                self.copy_value = Some((v, d));
+                self.copy_value = Some(Box::new((v, d)));
             }
-            Effect::Mma { dst, a, scale } => {
+            Effect::Mma(mma) => {
+                let MmaEffect { dst, a, scale } = *mma;
                 let b = read_value.unwrap_or_else(|| V::constant(0));
                 let (a, mut da) = a
-                    .or_else(|| self.copy_value.take())
+                    .or_else(|| self.copy_value.take().map(|b| *b))
                     .unwrap_or_else(|| (V::constant(0), Deps::new()));
                 union_into(&mut da, &[id]);
                 let product = V::binop(BinOp::Mul, &a, &b);
@@ -673,9 +758,9 @@ impl<V: Value> ThreadState<V> {
             proxy: Proxy::Generic,
             span: stmt.map(|s| s.span).unwrap_or_default(),
             instr: self.pc as u32,
-            addr_deps: self.addr_deps.clone(),
+            addr_deps: copy_ids(&self.addr_deps),
             data_deps: SmallVec::new(),
-            ctrl_deps: self.ctrl.clone(),
+            ctrl_deps: copy_ids(&self.ctrl),
             async_order: AsyncOrder {
                 op: None,
                 awaited: self.awaited,
@@ -689,15 +774,19 @@ impl<V: Value> ThreadState<V> {
         // `issued` has a slot for the operations completed through an
         // mbarrier (index 2) before the `wgmma` one.
         let n = self.issued[if g == 2 { 3 } else { g }];
-        if self.committed[g].last() != Some(&n) {
-            self.committed[g].push(n);
+        let committed = self.committed.get_or_insert_with(Default::default);
+        if committed[g].last() != Some(&n) {
+            committed[g].push(n);
         }
     }
 
     /// `wait_group N` of group kind `g`: every committed group but the `N`
     /// most recent is complete (8.9.1.1).
     fn wait_groups(&mut self, g: usize, pending: u32) {
-        let groups = &self.committed[g];
+        let Some(committed) = &self.committed else {
+            return;
+        };
+        let groups = &committed[g];
         let k = groups.len().saturating_sub(pending as usize);
         if k > 0 {
             if let Some(&bound) = groups.get(k - 1) {

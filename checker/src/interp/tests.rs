@@ -341,3 +341,50 @@ fn a_cas_lock_exits_on_its_compare_value_and_unlocks_on_every_run() {
         assert!(!code.writes_on_every_run(last, data));
     }
 }
+
+/// A restore of a saved state that neither copy changed since the save is
+/// skipped; once the thread went on, the restore brings the saved state
+/// back, also past a later save of the changed state (the marks of
+/// `ThreadState::save_into`).
+#[test]
+fn a_restore_is_skipped_only_for_an_unchanged_state() {
+    // ld r0, x0; st x1, r0
+    let t = test(2, vec![vec![ld(0, 0), st(1, r(0))]]);
+    let code = code_of(&t, 0);
+    let mut live = ThreadState::<i64>::new(&code, &t, 1);
+    let Next::Event(read) = live.next(&code) else {
+        panic!("a read first");
+    };
+    let mut at_read = ThreadState::<i64>::new(&code, &t, 1);
+    live.save_into(&mut at_read, 1);
+    live.clone_from(&at_read);
+    assert_eq!(live.next(&code), Next::Event(read.clone()));
+    // The read returns 5: the write writes 5.
+    live.commit(EventId::new(0), Some(5));
+    assert!(matches!(live.next(&code), Next::Event(e) if e.is_write()));
+    assert_eq!(live.pending_write_value(), Some(&5));
+    // A later save of the changed state, restored (skipped), then the
+    // first one: the read is pending again, and reading 7 writes 7.
+    let mut at_write = ThreadState::<i64>::new(&code, &t, 1);
+    live.save_into(&mut at_write, 2);
+    live.clone_from(&at_write);
+    assert_eq!(live.events(), &[EventId::new(0)]);
+    live.clone_from(&at_read);
+    assert!(live.events().is_empty());
+    assert_eq!(live.next(&code), Next::Event(read));
+    live.commit(EventId::new(0), Some(7));
+    assert!(matches!(live.next(&code), Next::Event(e) if e.is_write()));
+    assert_eq!(live.pending_write_value(), Some(&7));
+    // And the copy made at the write is still the state with 5.
+    assert_eq!(at_write.pending_write_value(), Some(&5));
+}
+
+/// A thread state moves as one pointer: explorers keep saved copies in
+/// their frames and pools.
+#[test]
+fn a_thread_state_is_one_pointer() {
+    assert_eq!(
+        std::mem::size_of::<ThreadState<i64>>(),
+        std::mem::size_of::<usize>()
+    );
+}

@@ -185,6 +185,10 @@ struct State {
     /// Spare thread states, reused for what a node saves for its children
     /// (no allocation per node once the search is deep enough).
     spare_states: Vec<ThreadState<i64>>,
+    /// The last mark given to a saved thread state
+    /// ([`ThreadState::save_into`]): a restore of a state not changed since
+    /// it was saved copies nothing.
+    saves: u64,
 }
 
 /// The model the explorer runs with: one type, so that every call to it is
@@ -194,12 +198,13 @@ type M = Chapter8;
 impl State {
     /// A copy of thread `t`'s state, in a spare buffer when there is one.
     fn save(&mut self, t: usize) -> ThreadState<i64> {
+        self.saves += 1;
         match self.spare_states.pop() {
             Some(mut x) => {
-                x.clone_from(&self.states[t]);
+                self.states[t].save_into(&mut x, self.saves);
                 x
             }
-            None => self.states[t].clone(),
+            None => self.states[t].saved(self.saves),
         }
     }
 
@@ -519,6 +524,7 @@ impl<'a> Dpor<'a> {
             spinning: 0,
             fence_hint: Vec::new(),
             spare_states: Vec::new(),
+            saves: 0,
         };
         let mut w = Worker {
             out: out.fork(),

@@ -11,7 +11,7 @@
 //! ([`mbarrier`]): `init` is a weak write, arrive-on and the transaction
 //! updates are atomic read-modify-writes, `test_wait` / `try_wait` a read.
 
-use super::{Deps, Effect, Pending, RmwPlan, ThreadState};
+use super::{Deps, Effect, MmaEffect, Pending, RmwPlan, ThreadState};
 use crate::event::{AsyncAfter, AsyncGroup, AsyncOp, AsyncOrder, Event, EventKind, Location};
 use crate::interp::writes::{copy_proxy, COMPLETE_TX_SCOPE, COMPLETE_TX_SEM};
 use crate::interp::{ThreadCode, Value};
@@ -250,7 +250,8 @@ impl<V: Value> ThreadState<V> {
                     1 => {
                         let (value, deps) = self
                             .copy_value
-                            .clone()
+                            .as_deref()
+                            .cloned()
                             .unwrap_or_else(|| (V::constant(0), Deps::new()));
                         if let Some(op) = reduce {
                             let kind = EventKind::Read {
@@ -461,11 +462,11 @@ impl<V: Value> ThreadState<V> {
                         }),
                         WgmmaA::Desc(..) => None,
                     };
-                    Effect::Mma {
+                    Effect::Mma(Box::new(MmaEffect {
                         dst: dst.clone(),
                         a,
                         scale: self.operand(*scale_d),
-                    }
+                    }))
                 };
                 Some(Pending {
                     event: e,

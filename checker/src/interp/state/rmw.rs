@@ -4,11 +4,12 @@
 //! "Waits").
 
 use super::{Deps, Effect, Pending, ThreadState};
+use crate::event::copy_ids;
 use crate::interp::{ThreadCode, Value};
 use ptxmc_frontend::ir::{CmpOp, RmwOp};
 
 /// The write half of an RMW, computed when its read half commits.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(super) struct RmwPlan<V> {
     pub(super) op: RmwOp,
     pub(super) a: V,
@@ -27,6 +28,22 @@ pub(super) struct RmwPlan<V> {
     /// retry loop's iteration whose only writes are such write-backs is
     /// collapsed like a spin loop's (`docs/model-notes.md`, "Waits").
     pub(super) write_back_unseen: bool,
+}
+
+/// Written out for [`copy_ids`]: the plan is copied with the pending event
+/// of every RMW read a thread state saves or restores.
+impl<V: Clone> Clone for RmwPlan<V> {
+    fn clone(&self) -> Self {
+        Self {
+            op: self.op,
+            a: self.a.clone(),
+            b: self.b.clone(),
+            deps: copy_ids(&self.deps),
+            on_read: self.on_read,
+            only_if_equal: self.only_if_equal,
+            write_back_unseen: self.write_back_unseen,
+        }
+    }
 }
 
 impl<V: Value> RmwPlan<V> {
@@ -70,15 +87,16 @@ impl<V: Value> ThreadState<V> {
     /// of the value read with the compare operand), `taken` means it
     /// succeeded.
     pub fn decide(&mut self, code: &ThreadCode, taken: bool) {
-        match self.undecided.take() {
-            Some((_, Undecided::Jump(to))) => {
+        self.mark = 0;
+        match self.undecided.take().map(|u| u.1) {
+            Some(Undecided::Jump(to)) => {
                 if taken {
                     self.jump(code, to);
                 } else {
                     self.step_to(self.pc + 1);
                 }
             }
-            Some((_, Undecided::CasWrite(w, d, back))) => {
+            Some(Undecided::CasWrite(w, d, back)) => {
                 if taken || back {
                     self.rmw_write = Some((w, d, !taken));
                 } else {
@@ -93,7 +111,7 @@ impl<V: Value> ThreadState<V> {
     /// succeeded (not a branch of the code): `Some(true)` when a failed one
     /// writes its old value back, `Some(false)` when it then writes nothing.
     pub fn deciding_cas(&self) -> Option<bool> {
-        match &self.undecided {
+        match self.undecided.as_deref() {
             Some((_, Undecided::CasWrite(_, _, back))) => Some(*back),
             _ => None,
         }
