@@ -30,6 +30,14 @@ impl Positions {
     /// precede it in causality order, so come before it in coherence
     /// (8.10.1).
     pub(crate) fn of(g: &Execution, id: EventId, ms: &[EventId], forced: u64) -> Self {
+        if ms.is_empty() {
+            // One position, before no rival, and no RMW guard (each names a
+            // rival): the closure is not needed (a private write's case).
+            return Self {
+                list: vec![0],
+                reach: Reach::Among(super::coherence::ClosureAmong::of(&g.co, &[])),
+            };
+        }
         let loc = g.events[id.index()].loc().expect("a write has a location");
         let reach = Reach::of(&g.co, &super::coherence::writes_at(g, loc.phys));
         let mut list = coherence_positions(g, &reach, ms, rmw_source(g, id), forced);
@@ -176,10 +184,11 @@ fn rmw_guards(
 }
 
 /// The transitive closure of the coherence edges chosen so far: one word per
-/// event while there are at most 64 of them, a [`BitMatrix`] beyond.
+/// event while there are at most 64 of them, over the location's writes
+/// alone beyond ([`super::coherence::ClosureAmong`]).
 enum Reach {
     Rows(Box<fast::Rows>),
-    Matrix(BitMatrix),
+    Among(super::coherence::ClosureAmong),
 }
 
 impl Reach {
@@ -187,7 +196,7 @@ impl Reach {
     /// [`super::coherence::writes_at`]), which the queries are about.
     pub(super) fn of(co: &BitMatrix, among: &[u64]) -> Self {
         if co.len() > fast::MAX_EVENTS {
-            return Self::Matrix(super::coherence::closure_among(co, among));
+            return Self::Among(super::coherence::ClosureAmong::of(co, among));
         }
         let mut rows: Box<fast::Rows> = Box::new([0; fast::MAX_EVENTS]);
         let among = among.first().copied().unwrap_or(0);
@@ -208,7 +217,7 @@ impl Reach {
                 b.index() < fast::MAX_EVENTS
                     && rows.get(a.index()).is_some_and(|r| r >> b.index() & 1 == 1)
             }
-            Self::Matrix(m) => m.contains(a, b),
+            Self::Among(m) => m.contains(a, b),
         }
     }
 }
