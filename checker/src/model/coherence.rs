@@ -229,7 +229,7 @@ impl ClosureAmong {
     }
 
     /// Whether `a` reaches `b` (false when either is no member).
-    #[inline]
+    #[inline(never)]
     pub(crate) fn contains(&self, a: EventId, b: EventId) -> bool {
         match (self.index(a.index()), self.index(b.index())) {
             (Some(i), Some(j)) => self.rows[i * self.words + j / 64] >> (j % 64) & 1 == 1,

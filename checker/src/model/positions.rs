@@ -35,7 +35,7 @@ impl Positions {
             // rival): the closure is not needed (a private write's case).
             return Self {
                 list: vec![0],
-                reach: Reach::Among(super::coherence::ClosureAmong::of(&g.co, &[])),
+                reach: Reach::Empty,
             };
         }
         let loc = g.events[id.index()].loc().expect("a write has a location");
@@ -188,7 +188,9 @@ fn rmw_guards(
 /// alone beyond ([`super::coherence::ClosureAmong`]).
 enum Reach {
     Rows(Box<fast::Rows>),
-    Among(super::coherence::ClosureAmong),
+    Among(Box<super::coherence::ClosureAmong>),
+    /// No pair (no query is made).
+    Empty,
 }
 
 impl Reach {
@@ -196,7 +198,7 @@ impl Reach {
     /// [`super::coherence::writes_at`]), which the queries are about.
     pub(super) fn of(co: &BitMatrix, among: &[u64]) -> Self {
         if co.len() > fast::MAX_EVENTS {
-            return Self::Among(super::coherence::ClosureAmong::of(co, among));
+            return Self::Among(Box::new(super::coherence::ClosureAmong::of(co, among)));
         }
         let mut rows: Box<fast::Rows> = Box::new([0; fast::MAX_EVENTS]);
         let among = among.first().copied().unwrap_or(0);
@@ -218,6 +220,7 @@ impl Reach {
                     && rows.get(a.index()).is_some_and(|r| r >> b.index() & 1 == 1)
             }
             Self::Among(m) => m.contains(a, b),
+            Self::Empty => false,
         }
     }
 }

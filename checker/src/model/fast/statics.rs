@@ -385,9 +385,10 @@ impl<const W: usize> StaticsW<W> {
         // The events the loop below can relate `e` to: for a memory event
         // (not a proxy fence), those of its physical location, those without
         // a location and the proxy fences (see `by_phys`); every earlier
-        // event otherwise.
+        // event otherwise, and at one word (where the loop over them costs
+        // about what the sets do).
         let candidates = match at.loc {
-            Some((p, _)) if fence_proxy.is_none() => {
+            Some((p, _)) if W > 1 && fence_proxy.is_none() => {
                 let mut c = self.no_loc | self.conv_fences;
                 if let Some(m) = self.by_phys.get(p.index()) {
                     c |= *m;
@@ -458,7 +459,8 @@ impl<const W: usize> StaticsW<W> {
         if n >= self.n {
             return;
         }
-        if self.n - n <= FEW {
+        // (At one word masking every row is a word per row: cheaper.)
+        if W > 1 && self.n - n <= FEW {
             self.drop_last_few(n);
             return;
         }
