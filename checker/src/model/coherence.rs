@@ -189,8 +189,8 @@ impl ClosureAmong {
                     row.iter().zip(among).all(|(r, m)| r & !m == 0),
                     "a coherence edge between two locations"
                 );
-                for kw in 0..row.len().min(out.among.len()) {
-                    let mut hit = row[kw] & out.among[kw];
+                for (kw, &r) in row.iter().enumerate().take(out.among.len()) {
+                    let mut hit = r & out.among[kw];
                     while hit != 0 {
                         let b = 64 * kw + hit.trailing_zeros() as usize;
                         hit &= hit - 1;
