@@ -6,7 +6,7 @@
 //! `cargo bench -p ptxmc-benches --bench padded -- --warm-up-time 1 --measurement-time 3`
 //!
 //! Before measuring, each case is checked once and its executions and pruned
-//! graphs are printed; the executions must be the unpadded family's.
+//! graphs are printed; both must be the unpadded family's.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use ptxmc_benches::padded::{padded_test, Pad};
@@ -43,6 +43,8 @@ fn padded(c: &mut Criterion) {
             let r = check(&test, &options(Strategy::Dpor, None));
             assert_eq!(r.status, Status::Ok, "{case}");
             assert_eq!(r.stats.executions, plain.stats.executions, "{case}");
+            // (Pruning does not switch off past 64 events.)
+            assert_eq!(r.stats.pruned, plain.stats.pruned, "{case}");
             eprintln!(
                 "{case}: about {events} events, {} executions, {} pruned",
                 r.stats.executions, r.stats.pruned

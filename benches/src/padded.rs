@@ -87,6 +87,26 @@ mod tests {
     use super::*;
     use ptxmc_checker::{check, Options};
 
+    /// Across the widenings of the rows (61, 66 and 131 events for
+    /// writers-3; 64, 72 and 136 for sb-8), padding changes neither the
+    /// executions nor the graphs pruned (issue 14: pruning does not switch
+    /// off past 64 events).
+    #[test]
+    fn pruned_counts_do_not_jump_past_64_events() {
+        for (name, n, pads) in [("writers", 3, [10, 11, 24]), ("sb", 8, [4, 5, 13])] {
+            let plain = check(&crate::family_test(name, n), &Options::default());
+            for pad in pads {
+                for kind in [Pad::Stores, Pad::Loads, Pad::Both] {
+                    let r = check(&padded_test(name, n, pad, kind), &Options::default());
+                    let case = format!("{name}-{n}-pad{pad}-{}", kind.name());
+                    assert_eq!(r.stats.executions, plain.stats.executions, "{case}");
+                    assert_eq!(r.stats.pruned, plain.stats.pruned, "{case}");
+                    assert_eq!(r.states.len(), plain.states.len(), "{case}");
+                }
+            }
+        }
+    }
+
     /// Padding changes the graphs, not the executions or the states.
     #[test]
     fn padding_keeps_the_family_outcomes() {

@@ -49,6 +49,19 @@ pub(crate) struct Chapter8 {
     // (`fast::Derived` boxes its rows by width; the box is kept as is.)
     #[allow(clippy::vec_box)]
     spare: Vec<Box<fast::Derived>>,
+    /// The address of the frame whose rows `derived` holds, 0 for none: a
+    /// node's first child then extends them in place instead of copying the
+    /// frame back first.
+    // invariant: when nonzero, the first rows of `derived` are those saved
+    // in the live frame at this address (set by `save` and `restore`,
+    // cleared by every change of `derived` and when that frame is given
+    // back).
+    clean: usize,
+}
+
+/// The address of a frame (to compare with [`Chapter8::clean`]).
+fn addr(f: &fast::Derived) -> usize {
+    f as *const fast::Derived as usize
 }
 
 impl Model for Chapter8 {
@@ -60,6 +73,7 @@ impl Model for Chapter8 {
             derived: Box::new(fast::Derived::new()),
             known: false,
             spare: Vec::new(),
+            clean: 0,
         }
     }
 
@@ -103,6 +117,7 @@ impl Model for Chapter8 {
 
     fn decide(&mut self, g: &Execution) -> bool {
         self.known = false;
+        self.clean = 0;
         if !self.follows(g) {
             return super::consistent(g);
         }
@@ -119,7 +134,10 @@ impl Model for Chapter8 {
     }
 
     fn decide_read(&mut self, g: &Execution, parent: &Self::Frame, r: EventId) -> Decision {
-        self.derived.copy_from(parent, r.index());
+        if self.clean != addr(parent) {
+            self.derived.copy_from(parent, r.index());
+        }
+        self.clean = 0;
         let d = fast::add_read(g, &self.statics, &mut self.derived, r.index());
         debug_assert!(
             d == Decision::Unknown || (d == Decision::Consistent) == check_full(g).is_ok(),
@@ -135,9 +153,10 @@ impl Model for Chapter8 {
         parent: Option<&Self::Frame>,
         w: EventId,
     ) -> Decision {
-        if let Some(p) = parent {
+        if let Some(p) = parent.filter(|p| self.clean != addr(p)) {
             self.derived.copy_from(p, w.index());
         }
+        self.clean = 0;
         let d = fast::add_write(g, &self.statics, &mut self.derived, w.index());
         debug_assert!(
             d == Decision::Unknown || (d == Decision::Consistent) == check_full(g).is_ok(),
@@ -149,6 +168,7 @@ impl Model for Chapter8 {
 
     fn consistent(&mut self, g: &Execution) -> bool {
         self.known = false;
+        self.clean = 0;
         if self.follows(g) {
             super::consistent_with(g, &self.statics, &mut self.derived)
         } else {
@@ -162,15 +182,22 @@ impl Model for Chapter8 {
             .pop()
             .unwrap_or_else(|| Box::new(fast::Derived::new()));
         d.copy_from(&self.derived, n);
+        self.clean = addr(&d);
         d
     }
 
     fn restore(&mut self, f: &Self::Frame, n: usize) {
-        self.derived.copy_from(f, n);
+        if self.clean != addr(f) {
+            self.derived.copy_from(f, n);
+        }
+        self.clean = addr(f);
         self.known = true;
     }
 
     fn recycle(&mut self, f: Self::Frame) {
+        if self.clean == addr(&f) {
+            self.clean = 0;
+        }
         self.spare.push(f);
     }
 
@@ -231,8 +258,24 @@ impl Model for Chapter8 {
                     })
             });
         }
-        if let (Some(parent), true) = (parent, self.follows(g)) {
-            self.derived.copy_from(parent, r.index());
+        // (A private read's one choice left, the thread's last write or the
+        // initial write, is coherence-before no write: the location's other
+        // writes are the thread's earlier ones. So the last rule removes
+        // nothing there.)
+        // Nor where the read's location has one write (the initial one,
+        // coherence-before no write).
+        let one_write = self.follows(g)
+            && ev.loc().is_some_and(|l| {
+                fast::writes_to_phys(&self.statics, l.phys)
+                    .iter()
+                    .nth(1)
+                    .is_none()
+            });
+        if let (Some(parent), true, false) = (parent, self.follows(g), private || one_write) {
+            if self.clean != addr(parent) {
+                self.derived.copy_from(parent, r.index());
+            }
+            self.clean = 0;
             let d = fast::add_read(g, &self.statics, &mut self.derived, r.index());
             let preceding = match d {
                 Decision::Consistent => fast::preceding(&self.derived, r.index()),
@@ -292,8 +335,9 @@ impl Model for Chapter8 {
         if self.follows(g) {
             // From the rows of the statics: the same writes, in id order.
             let row = self.statics.ms_writes_to_loc_of(w.index());
-            g.ids()
-                .filter(|&x| row.has(x.index()) && !g.event(x).is_init())
+            row.iter()
+                .map(EventId::new)
+                .filter(|&x| !g.event(x).is_init())
                 .collect()
         } else {
             let loc = g.event(w).loc();
@@ -354,15 +398,16 @@ impl Model for Chapter8 {
             return 0;
         };
         let l = last.index();
-        (0..n).fold(0u64, |m, x| {
+        // Of the writes to the location (from the statics' rows), those.
+        let writes = fast::writes_to_phys(&self.statics, loc.phys);
+        let mut m = 0u64;
+        for x in writes.iter() {
             let before = x == l || self.derived.base_has(x, l);
             let e = g.event(EventId::new(x));
-            let same = e.is_write()
-                && e.proxy == Proxy::Generic
-                && e.loc()
-                    .is_some_and(|el| el.vaddr == loc.vaddr && el.phys == loc.phys);
-            m | u64::from(before && same) << x
-        })
+            let same = e.proxy == Proxy::Generic && e.loc().is_some_and(|el| el.vaddr == loc.vaddr);
+            m |= u64::from(before && same) << x;
+        }
+        m
     }
 
     #[inline]

@@ -131,60 +131,111 @@ pub(crate) fn close_word_rows_among(rows: &mut [u64], among: u64) {
 }
 
 /// The transitive closure of the coherence edges `co` among the events of
-/// `among` (as [`writes_at`] gives them): a relation over the events of
-/// `co` whose pairs between events of `among` are those of the closure of
-/// `co` (every chosen edge relates writes of one location, 8.9.6, so a path
-/// between writes of a location never leaves them); other rows are empty.
-/// Costs `|among|^2` row operations, where the closure of the whole of `co`
-/// costs one per pair of events.
-pub(crate) fn closure_among(co: &BitMatrix, among: &[u64]) -> BitMatrix {
-    let n = co.len();
-    let words = co.words();
-    let members: SmallVec<[usize; 16]> = among
-        .iter()
-        .enumerate()
-        .flat_map(|(k, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    64 * k + b
-                })
-            })
-        })
-        .filter(|&i| i < n)
-        .collect();
-    let mut rows = vec![0u64; n * words];
-    for &a in &members {
-        let row = co.row_words(EventId::new(a));
-        debug_assert!(
-            row.iter().zip(among).all(|(r, m)| r & !m == 0),
-            "a coherence edge between two locations"
-        );
-        for (k, (dst, &src)) in rows[a * words..(a + 1) * words]
-            .iter_mut()
-            .zip(row)
-            .enumerate()
-        {
-            *dst = src & among.get(k).copied().unwrap_or(0);
+/// `among` (as [`writes_at`] gives them, the writes of one location): every
+/// chosen edge relates writes of one location (8.9.6), so a path between
+/// writes of a location never leaves them, and the pairs between events of
+/// `among` are those of the closure of the whole of `co`.
+///
+/// Kept over the members alone (row `i` of member `i`, a bit per member), so
+/// that it costs the location's writes, `|among|^2 / 64` words, and not the
+/// graph: building it reads one row of `co` per member.
+pub(crate) struct ClosureAmong {
+    /// The members as words of a set of events (bit `j % 64` of word
+    /// `j / 64`: event `j`).
+    among: SmallVec<[u64; 4]>,
+    /// `rank[k]`: the members in the words before word `k`.
+    rank: SmallVec<[u32; 4]>,
+    /// Words per row (over member indices).
+    words: usize,
+    // invariant: rows.len() == members * words; row `i` holds the members
+    // that member `i` reaches.
+    rows: SmallVec<[u64; 16]>,
+}
+
+impl ClosureAmong {
+    /// The closure of `co` among `among` (words past `co`'s events ignored).
+    pub(crate) fn of(co: &BitMatrix, among: &[u64]) -> Self {
+        let n = co.len();
+        let cut = co.words().min(among.len());
+        let mut set: SmallVec<[u64; 4]> = SmallVec::from_slice(&among[..cut]);
+        if let Some(last) = set.get_mut(n / 64) {
+            *last &= (1u64 << (n % 64)) - 1;
+            let k = n / 64 + 1;
+            set.truncate(k);
         }
-    }
-    for &k in &members {
-        let (kw, kb) = (k / 64, k % 64);
-        if rows[k * words..(k + 1) * words].iter().all(|&w| w == 0) {
-            continue;
+        let mut rank: SmallVec<[u32; 4]> = SmallVec::with_capacity(set.len());
+        let mut m = 0u32;
+        for &w in &set {
+            rank.push(m);
+            m += w.count_ones();
         }
-        for &i in &members {
-            if i != k && rows[i * words + kw] >> kb & 1 == 1 {
-                for j in 0..words {
-                    let v = rows[k * words + j];
-                    rows[i * words + j] |= v;
+        let members = m as usize;
+        let words = members.div_ceil(64).max(1);
+        let mut out = Self {
+            among: set,
+            rank,
+            words,
+            rows: smallvec::smallvec![0; members * words],
+        };
+        // Each member's row of `co`, among the members, by member index.
+        let mut i = 0;
+        for k in 0..out.among.len() {
+            let mut bits = out.among[k];
+            while bits != 0 {
+                let a = 64 * k + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let row = co.row_words(EventId::new(a));
+                debug_assert!(
+                    row.iter().zip(among).all(|(r, m)| r & !m == 0),
+                    "a coherence edge between two locations"
+                );
+                for (kw, &r) in row.iter().enumerate().take(out.among.len()) {
+                    let mut hit = r & out.among[kw];
+                    while hit != 0 {
+                        let b = 64 * kw + hit.trailing_zeros() as usize;
+                        hit &= hit - 1;
+                        let j = out.index(b).expect("a member");
+                        out.rows[i * words + j / 64] |= 1u64 << (j % 64);
+                    }
+                }
+                i += 1;
+            }
+        }
+        // Warshall over the members.
+        for k in 0..members {
+            let (kw, kb) = (k / 64, k % 64);
+            if out.rows[k * words..(k + 1) * words].iter().all(|&w| w == 0) {
+                continue;
+            }
+            for i in 0..members {
+                if i != k && out.rows[i * words + kw] >> kb & 1 == 1 {
+                    for j in 0..words {
+                        let v = out.rows[k * words + j];
+                        out.rows[i * words + j] |= v;
+                    }
                 }
             }
         }
+        out
     }
-    BitMatrix::from_multiword_rows(n, |x| &rows[x * words..(x + 1) * words])
+
+    /// The member index of event `e`, if it is a member.
+    #[inline]
+    fn index(&self, e: usize) -> Option<usize> {
+        let (k, b) = (e / 64, e % 64);
+        let w = *self.among.get(k)?;
+        (w >> b & 1 == 1)
+            .then(|| self.rank[k] as usize + (w & ((1u64 << b) - 1)).count_ones() as usize)
+    }
+
+    /// Whether `a` reaches `b` (false when either is no member).
+    #[inline(never)]
+    pub(crate) fn contains(&self, a: EventId, b: EventId) -> bool {
+        match (self.index(a.index()), self.index(b.index())) {
+            (Some(i), Some(j)) => self.rows[i * self.words + j / 64] >> (j % 64) & 1 == 1,
+            _ => false,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -220,6 +271,46 @@ mod tests {
         assert_eq!(co_source(&exec, i0, w1), CoSource::Initial);
         assert_eq!(co_source(&exec, w1, w2), CoSource::Chosen);
         assert_eq!(co_source(&exec, w2, w3), CoSource::Causality);
+    }
+
+    /// Among a set of events closed under the edges, the closure over the
+    /// members has exactly the pairs of the closure of the whole relation.
+    #[test]
+    fn closure_among_members_is_the_closure_restricted_to_them() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..200 {
+            let n: usize = [5, 63, 64, 65, 130, 200][round % 6];
+            let words = n.div_ceil(64);
+            let mut among = vec![0u64; words];
+            for i in 0..n {
+                if next() % 3 == 0 {
+                    among[i / 64] |= 1 << (i % 64);
+                }
+            }
+            let member = |i: usize| among[i / 64] >> (i % 64) & 1 == 1;
+            let mut co = BitMatrix::new(n);
+            for _ in 0..(next() % 80) {
+                let (a, b) = (next() as usize % n, next() as usize % n);
+                if member(a) && member(b) && a != b {
+                    co.insert(EventId::new(a), EventId::new(b));
+                }
+            }
+            let whole = co.transitive_closure();
+            let c = ClosureAmong::of(&co, &among);
+            for a in 0..n {
+                for b in 0..n {
+                    let (x, y) = (EventId::new(a), EventId::new(b));
+                    let want = member(a) && member(b) && whole.contains(x, y);
+                    assert_eq!(c.contains(x, y), want, "n {n}, {a} -> {b}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -30,10 +30,16 @@ impl Positions {
     /// precede it in causality order, so come before it in coherence
     /// (8.10.1).
     pub(crate) fn of(g: &Execution, id: EventId, ms: &[EventId], forced: u64) -> Self {
-        let loc = g.events()[id.index()]
-            .loc()
-            .expect("a write has a location");
-        let reach = Reach::of(g.co(), &super::coherence::writes_at(g, loc.phys));
+        if ms.is_empty() {
+            // One position, before no rival, and no RMW guard (each names a
+            // rival): the closure is not needed (a private write's case).
+            return Self {
+                list: vec![0],
+                reach: Reach::Empty,
+            };
+        }
+        let loc = g.events()[id.index()].loc().expect("a write has a location");
+        let reach = Reach::of(&g.co(), &super::coherence::writes_at(g, loc.phys));
         let mut list = coherence_positions(g, &reach, ms, rmw_source(g, id), forced);
         // RMW atomicity (8.10.3) for the RMWs already in the graph: the new
         // write, morally strong with both halves of one, cannot come after
@@ -179,10 +185,13 @@ fn rmw_guards(
 }
 
 /// The transitive closure of the coherence edges chosen so far: one word per
-/// event while there are at most 64 of them, a [`BitMatrix`] beyond.
+/// event while there are at most 64 of them, over the location's writes
+/// alone beyond ([`super::coherence::ClosureAmong`]).
 enum Reach {
     Rows(Box<fast::Rows>),
-    Matrix(BitMatrix),
+    Among(Box<super::coherence::ClosureAmong>),
+    /// No pair (no query is made).
+    Empty,
 }
 
 impl Reach {
@@ -190,7 +199,7 @@ impl Reach {
     /// [`super::coherence::writes_at`]), which the queries are about.
     pub(super) fn of(co: &BitMatrix, among: &[u64]) -> Self {
         if co.len() > fast::MAX_EVENTS {
-            return Self::Matrix(super::coherence::closure_among(co, among));
+            return Self::Among(Box::new(super::coherence::ClosureAmong::of(co, among)));
         }
         let mut rows: Box<fast::Rows> = Box::new([0; fast::MAX_EVENTS]);
         let among = among.first().copied().unwrap_or(0);
@@ -211,7 +220,8 @@ impl Reach {
                 b.index() < fast::MAX_EVENTS
                     && rows.get(a.index()).is_some_and(|r| r >> b.index() & 1 == 1)
             }
-            Self::Matrix(m) => m.contains(a, b),
+            Self::Among(m) => m.contains(a, b),
+            Self::Empty => false,
         }
     }
 }

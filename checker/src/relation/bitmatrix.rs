@@ -96,13 +96,22 @@ impl BitMatrix {
             self.n = n;
             return;
         }
+        // Another width: each kept row's words copied (the words past the
+        // new width dropped, the columns past `keep` cleared), a copy of
+        // memory per row rather than an insert per pair (a graph growing
+        // and shrinking across a multiple of 64 events does this at every
+        // step).
         let mut m = Self::new(n);
         let keep = n.min(self.n);
+        let k = words.min(self.words);
         for a in 0..keep {
-            for b in self.successors(EventId::new(a)) {
-                if b.index() < keep {
-                    m.insert(EventId::new(a), b);
-                }
+            let src = &self.bits[a * self.words..a * self.words + k];
+            let dst = &mut m.bits[a * words..a * words + k];
+            dst.copy_from_slice(src);
+            let (lw, lb) = (keep / 64, keep % 64);
+            if lw < k {
+                dst[lw] &= (1u64 << lb) - 1;
+                dst[lw + 1..].iter_mut().for_each(|w| *w = 0);
             }
         }
         *self = m;
@@ -371,6 +380,39 @@ mod tests {
         assert_eq!(m.pairs().count(), 2);
         m.resize(2);
         assert_eq!(m.pairs().collect::<Vec<_>>(), vec![(e(1), e(0))]);
+    }
+
+    /// Across widths (1, 2, 3 words and back), the pairs kept are those
+    /// between the events kept, as a rebuild pair by pair gives them.
+    #[test]
+    fn resize_across_widths_keeps_exactly_the_pairs_kept() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let sizes = [130, 129, 128, 127, 64, 65, 63, 200, 1, 190, 64, 0, 70];
+        let mut m = BitMatrix::new(150);
+        for _ in 0..600 {
+            let (a, b) = (next() as usize % 150, next() as usize % 150);
+            m.insert(e(a), e(b));
+        }
+        for &n in &sizes {
+            let before: Vec<_> = m.pairs().collect();
+            m.resize(n);
+            let want: Vec<_> = before
+                .into_iter()
+                .filter(|(a, b)| a.index() < n && b.index() < n)
+                .collect();
+            assert_eq!(m.pairs().collect::<Vec<_>>(), want, "resize to {n}");
+            assert_eq!(m, BitMatrix::from_multiword_rows(n, |x| m.row_words(e(x))));
+            for _ in 0..50.min(n * n) {
+                let (a, b) = (next() as usize % n, next() as usize % n);
+                m.insert(e(a), e(b));
+            }
+        }
     }
 
     #[test]

@@ -384,6 +384,39 @@ pub(crate) fn preceding_w<const W: usize>(d: &DerivedW<W>, r: usize) -> Set<W> {
     m
 }
 
+/// Causality (8.9.5) into the new last event `e`, given `into`, the events
+/// that precede it in base causality: P (proxy-preserved base causality
+/// between memory operations: the direct cases, there being no conversion;
+/// the direct cases are symmetric, so `direct[x]` holds `e` when
+/// `direct[e]` holds `x`; base causality from any other event), and
+/// observation followed by P. Observation ends at reads that read the
+/// location of its first write (8.9.2: reads-from and RMW pairs stay on one
+/// location), and the reads of P's column are in `direct[e]`, on `e`'s
+/// location; so only the writes of `e`'s location can reach the column
+/// through observation.
+#[inline]
+fn causality_column<const W: usize>(
+    st: &StaticsW<W>,
+    obs: &[Set<W>],
+    causality: &mut [Set<W>],
+    into: Set<W>,
+    e: usize,
+) {
+    let pcol = into & (!st.thread_mem | st.direct[e]);
+    for x in pcol.iter() {
+        causality[x].insert(e);
+    }
+    let reads = pcol & st.reads;
+    if reads.is_empty() {
+        return;
+    }
+    for x in (st.writes & st.same_loc[e] & Set::below(e) & !pcol).iter() {
+        if obs[x].meets(&reads) {
+            causality[x].insert(e);
+        }
+    }
+}
+
 /// Extends `d`, the relations of a consistent execution, to the same
 /// execution with one more event: the read `r`, the last event of `exec` and
 /// of its thread, reading from `exec.rf[r]` (or from nothing yet, for a read
@@ -427,7 +460,6 @@ pub(crate) fn add_read_w<const W: usize>(
         return Decision::Unknown;
     }
     d.ensure(n);
-    let b = Set::<W>::bit(r);
     let DerivedW {
         rf,
         obs,
@@ -450,7 +482,7 @@ pub(crate) fn add_read_w<const W: usize>(
         &mut co[..cap],
         &mut fr[..cap],
     );
-    let (po, ms, rmw, rel_writes, acq_last, direct, same_loc) = (
+    let (po, ms, rmw, rel_writes, acq_last, _, same_loc) = (
         &st.po[..n],
         &st.ms[..n],
         &st.rmw[..n],
@@ -472,12 +504,12 @@ pub(crate) fn add_read_w<const W: usize>(
             return Decision::Unknown;
         }
         // Reads-from, from-reads (8.9.7).
-        rf[w] |= b;
+        rf[w].insert(r);
         fr[r] = co[w];
         // Observation (8.9.2): chains that end by r reading from w morally
         // strongly, directly or through the RMW whose write half is w.
         if ms[w].has(r) {
-            obs[w] |= b;
+            obs[w].insert(r);
             let rmw_write = matches!(exec.events()[w].kind, EventKind::Write { rmw: true, .. });
             if let Some(x) = rmw_write
                 .then(|| st.reads.find(|x| rmw[x].has(w)))
@@ -485,46 +517,52 @@ pub(crate) fn add_read_w<const W: usize>(
             {
                 for row in obs[..r].iter_mut() {
                     if row.has(x) {
-                        *row |= b;
+                        row.insert(r);
                     }
                 }
             }
         }
     }
-    // Synchronization (8.9.4 item 4) into r, and with it the program-order
-    // and synchronization predecessors of r, in one pass.
-    let mut preds = Set::<W>::EMPTY;
-    for x in 0..r {
+    // Synchronization (8.9.4 item 4) into r: from the first events of
+    // release patterns (`rel_firsts`, a superset of those with writes)
+    // morally strong with r.
+    let mut synced = Set::<W>::EMPTY;
+    for x in (st.rel_firsts & ms[r] & Set::below(r)).iter() {
         let writes = rel_writes[x];
-        if !writes.is_empty() && ms[x].has(r) {
+        if !writes.is_empty() {
             let observed = union_rows(obs, writes);
             if union_rows(acq_last, observed).has(r) {
-                sync[x] |= b;
+                sync[x].insert(r);
+                synced.insert(x);
             }
         }
-        if (po[x] | sync[x]).has(r) {
-            preds |= bit(x);
-        }
     }
-    // Base causality (8.9.5) into r: through those predecessors; `into` is
-    // the set of events that now precede r.
-    let mut into = Set::<W>::EMPTY;
+    // Base causality (8.9.5) into r: its program-order predecessors (the
+    // thread's earlier events), the events it synchronizes with, and what
+    // precedes them. What precedes a program-order predecessor precedes
+    // the thread's last one (base causality is transitive and holds program
+    // order), so a bit per event and per synchronizing event.
+    let mut preds = Set::<W>::EMPTY;
     for x in 0..r {
-        if preds.has(x) || base[x].meets(&preds) {
-            base[x] |= b;
-            into |= bit(x);
+        if po[x].has(r) {
+            preds.insert(x);
         }
     }
-    // Causality (8.9.5) into r: P (proxy-preserved base causality between
-    // memory operations: the direct cases, there being no conversion; the
-    // direct cases are symmetric, so `direct[x]` holds r when `direct[r]`
-    // holds x), and observation followed by P.
-    let pcol = into & (!st.thread_mem | direct[r]);
+    let mut through = synced;
+    if let Some(last) = preds.last() {
+        through.insert(last);
+    }
+    let mut into = preds | synced;
+    let through: smallvec::SmallVec<[usize; 4]> = through.iter().collect();
     for x in 0..r {
-        if pcol.has(x) || obs[x].meets(&pcol) {
-            causality[x] |= b;
+        if through.iter().any(|&y| base[x].has(y)) {
+            into.insert(x);
         }
     }
+    for x in into.iter() {
+        base[x].insert(r);
+    }
+    causality_column(st, obs, causality, into, r);
     // Causality (8.10.6): r must not from-read a write that precedes it
     // (it cannot precede the write it reads from: nothing follows r).
     let overlapping = fr[r] & same_loc[r];
@@ -633,7 +671,7 @@ pub(crate) fn add_write_w<const W: usize>(
         &mut fr[..cap],
         &mut scratch_a[..cap],
     );
-    let (po, ms, rmw, direct, same_loc) = (
+    let (po, ms, rmw, _, same_loc) = (
         &st.po[..n],
         &st.ms[..n],
         &st.rmw[..n],
@@ -647,29 +685,28 @@ pub(crate) fn add_write_w<const W: usize>(
     causality[w] = Set::EMPTY;
     fr[w] = Set::EMPTY;
     // Base causality (8.9.5) into w: its program-order predecessors and
-    // what precedes them.
+    // what precedes them. Those are the thread's earlier events, and base
+    // causality is transitive and holds program order, so what precedes
+    // one of them precedes the thread's last one: a bit per event, not a
+    // row per event.
     let mut preds = Set::<W>::EMPTY;
     for x in 0..w {
         if po[x].has(w) {
-            preds |= bit(x);
+            preds.insert(x);
         }
     }
     let mut into = preds;
-    for x in 0..w {
-        if into.has(x) || base[x].meets(&preds) {
-            base[x] |= b;
-            into |= bit(x);
+    if let Some(last) = preds.last() {
+        for x in 0..w {
+            if base[x].has(last) {
+                into.insert(x);
+            }
         }
     }
-    // Causality (8.9.5) into w: P (the direct cases between memory
-    // operations, symmetric; base causality from any other event), and
-    // observation followed by P.
-    let pcol = into & (!st.thread_mem | direct[w]);
-    for x in 0..w {
-        if pcol.has(x) || obs[x].meets(&pcol) {
-            causality[x] |= b;
-        }
+    for x in into.iter() {
+        base[x].insert(w);
     }
+    causality_column(st, obs, causality, into, w);
     // Coherence (8.9.6): the writes right before w (the initial write,
     // chosen edges, causality between overlapping writes, 8.10.1) and
     // right after it (chosen edges); then the closure, which w extends by
@@ -678,7 +715,7 @@ pub(crate) fn add_write_w<const W: usize>(
     let mut cin = st.inits & loc_writes;
     for x in loc_writes.iter() {
         if causality[x].has(w) || exec.co().contains(EventId::new(x), id) {
-            cin |= bit(x);
+            cin.insert(x);
         }
     }
     let cout = Set::<W>::from_words(exec.co().row_words(id)) & loc_writes;
@@ -689,7 +726,7 @@ pub(crate) fn add_write_w<const W: usize>(
     let mut pred = cin;
     for y in loc_writes.iter() {
         if co[y].meets(&cin) {
-            pred |= bit(y);
+            pred.insert(y);
         }
     }
     if succ.meets(&pred) {
@@ -702,7 +739,8 @@ pub(crate) fn add_write_w<const W: usize>(
     // From-reads (8.9.7 item 3) of the reads of the writes before w, and
     // Causality (8.10.6) for them: the only reads whose from-reads changed
     // (causality gained only the column w, and w precedes nothing).
-    for r in st.reads.iter() {
+    // (Reads from a write read it on its location: only w's are looked at.)
+    for r in (st.reads & same_loc[w]).iter() {
         let Some(src) = exec.rf()[r] else { continue };
         if !pred.has(src.index()) {
             continue;
@@ -714,8 +752,9 @@ pub(crate) fn add_write_w<const W: usize>(
         }
     }
     // RMW atomicity (8.10.3) for the RMWs whose coherence rows changed:
-    // those whose source is before w, and w's own read half.
-    for ar in st.reads.iter() {
+    // those whose source is before w, and w's own read half (all of them
+    // on w's location).
+    for ar in (st.reads & same_loc[w]).iter() {
         let Some(aw) = rmw[ar].last() else { continue };
         let Some(w0) = exec.rf()[ar] else { continue };
         if !(pred.has(w0.index()) || aw == w) {
@@ -727,7 +766,15 @@ pub(crate) fn add_write_w<const W: usize>(
         }
     }
     // SC per location (8.10.5) on w's location, the only one whose
-    // `po-loc ∪ (ms ∩ com)` changed; cyclic: the full check decides.
+    // `po-loc ∪ (ms ∩ com)` changed; cyclic: the full check decides. Every
+    // new edge ends at w or at a write after it (program order and
+    // coherence into w, from-reads into w and `succ`, coherence from `pred`
+    // to `succ`), and w has no edge out but coherence to `succ` (it is the
+    // last event of its thread and read by nobody): with `succ` empty no
+    // new edge lies on a cycle, and the relation, acyclic before, still is.
+    if succ.is_empty() {
+        return Decision::Consistent;
+    }
     let at = same_loc[w] & st.thread_mem;
     for a in at.iter() {
         let com = rf[a] | co[a] | fr[a];

@@ -51,6 +51,7 @@ use crate::execution::Execution;
 use crate::model::Relations;
 use crate::relation::BitMatrix;
 use decide::{add_read_w, add_write_w, decide_w, preceding_w, DerivedW};
+use ptxmc_frontend::ir::PhysId;
 use set::Set;
 use smallvec::SmallVec;
 use statics::StaticsW;
@@ -66,9 +67,9 @@ pub(crate) const MAX_WIDE_EVENTS: usize = 2048;
 pub(crate) type Rows = [u64; MAX_EVENTS];
 
 /// A set of events handed to the explorer: the words of a row (bit `j % 64`
-/// of word `j / 64` is event `j`), inline up to 128 events.
+/// of word `j / 64` is event `j`), inline up to 256 events.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Mask(SmallVec<[u64; 2]>);
+pub(crate) struct Mask(SmallVec<[u64; 4]>);
 
 impl Mask {
     fn of<const W: usize>(s: Set<W>) -> Self {
@@ -77,10 +78,6 @@ impl Mask {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.0.iter().all(|&w| w == 0)
-    }
-
-    pub(crate) fn has(&self, i: usize) -> bool {
-        self.0.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
     }
 
     /// The elements, smallest first.
@@ -280,8 +277,14 @@ impl Statics {
 
     /// The writes (initial write included) to the physical location of
     /// event `e` (empty when `e` is not a memory event), as words.
-    fn writes_to_loc_of_words(&self, e: usize) -> SmallVec<[u64; 2]> {
+    fn writes_to_loc_of_words(&self, e: usize) -> SmallVec<[u64; 4]> {
         each_width!(AnyStatics, &self.s, s => SmallVec::from_slice(&s.writes_to_loc_of(e).0))
+    }
+
+    /// The writes (initial write included) to the physical location
+    /// `phys`.
+    fn writes_to_phys_words(&self, phys: PhysId) -> Mask {
+        each_width!(AnyStatics, &self.s, s => Mask::of(s.writes_to_phys(phys)))
     }
 
     /// The writes to the physical location of event `e` morally strong
@@ -312,6 +315,13 @@ pub(super) type Snapshot = (
 
 #[cfg(test)]
 impl Statics {
+    /// Whether every event with a release pattern is in `rel_firsts`.
+    pub(super) fn rel_firsts_cover(&self) -> bool {
+        each_width!(AnyStatics, &self.s, s => {
+            (0..s.n).all(|a| s.rel_writes[a].is_empty() || s.rel_firsts.has(a))
+        })
+    }
+
     pub(super) fn snapshot(&self) -> Snapshot {
         each_width!(AnyStatics, &self.s, s => {
             let words = s.n.div_ceil(64);
@@ -454,6 +464,12 @@ pub(crate) fn co_after_among(st: &Statics, d: &Derived, w: usize, among: &Mask) 
         let writes = Mask(st.writes_to_loc_of_words(w));
         writes.0.iter().zip(&among.0).zip(co).any(|((a, b), c)| a & b & c != 0)
     })
+}
+
+/// The events of `st` that are writes (initial writes included) to the
+/// physical location `phys`.
+pub(crate) fn writes_to_phys(st: &Statics, phys: PhysId) -> Mask {
+    st.writes_to_phys_words(phys)
 }
 
 /// The coherence-last write to the physical location of event `p` in the

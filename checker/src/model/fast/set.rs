@@ -79,6 +79,11 @@ impl<const W: usize> Set<W> {
         self.0[word::<W>(i)] |= 1u64 << (i % 64);
     }
 
+    #[inline(always)]
+    pub fn remove(&mut self, i: usize) {
+        self.0[word::<W>(i)] &= !(1u64 << (i % 64));
+    }
+
     // (Plain loops over the words, no iterator adapters and no early exit:
     // at `W = 1` each is the one `u64` operation.)
     #[inline(always)]

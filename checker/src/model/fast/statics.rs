@@ -144,6 +144,10 @@ impl Attr {
     }
 }
 
+/// At most this many events are dropped by clearing their bits one by one
+/// ([`StaticsW::truncate`]); more by masking every row.
+const FEW: usize = 8;
+
 /// What depends only on the events of an execution, as sets of `W` words
 /// (at most `64 W` events).
 #[derive(Clone)]
@@ -185,6 +189,17 @@ pub(crate) struct StaticsW<const W: usize> {
     /// Fences that convert a proxy (8.9.5): the only events whose `conv`
     /// row can be nonempty.
     pub(super) conv_fences: Set<W>,
+    /// Events that may start a release pattern (8.8).
+    // invariant: a superset of the events whose `rel_writes` row is
+    // nonempty (a row emptied by `truncate` may leave its bit).
+    pub(super) rel_firsts: Set<W>,
+    /// Events without a location (fences, barriers).
+    no_loc: Set<W>,
+    /// The memory events of each physical location (by its index), initial
+    /// writes included: with `no_loc`, the only events a memory event can
+    /// be morally strong with or share a location with (8.7, 8.9.5).
+    // invariant: `by_phys[p]` holds exactly the pushed events on `p`.
+    by_phys: Vec<Set<W>>,
 }
 
 impl<const W: usize> StaticsW<W> {
@@ -211,6 +226,9 @@ impl<const W: usize> StaticsW<W> {
             generic: Set::EMPTY,
             alias_fences: Set::EMPTY,
             conv_fences: Set::EMPTY,
+            rel_firsts: Set::EMPTY,
+            no_loc: Set::EMPTY,
+            by_phys: Vec::new(),
         }
     }
 
@@ -298,43 +316,45 @@ impl<const W: usize> StaticsW<W> {
             self.threads[t.index()].push(e);
         }
         for p in preds.iter() {
-            self.po[p] |= b;
+            self.po[p].insert(i);
         }
         // RMW pair: the write half right after its read half (8.9.1).
         if matches!(ev.kind, EventKind::Write { rmw: true, .. }) {
             if let Some(p) = preds.last() {
                 if matches!(exec.events()[p].kind, EventKind::Read { rmw: true, .. }) {
-                    self.rmw[p] |= b;
+                    self.rmw[p].insert(i);
                 }
             }
         }
         // Dependencies (8.10.4).
         for &r in &at.deps {
-            self.dep[r as usize] |= b;
+            self.dep[r as usize].insert(i);
         }
         // Release patterns (8.8) ending at e: form 1 (e alone), forms 2 and
         // 3 (a release operation or fence earlier in the thread).
         if is_release_write(ev) {
-            self.rel_writes[i] |= b;
+            self.rel_writes[i].insert(i);
+            self.rel_firsts |= b;
         }
         if is_strong_write(ev) {
             for a in preds.iter() {
                 let ea = &exec.events()[a];
                 if is_release_fence(ea) || (is_release_write(ea) && same_vloc(ea, ev)) {
-                    self.rel_writes[a] |= b;
+                    self.rel_writes[a].insert(i);
+                    self.rel_firsts.insert(a);
                 }
             }
         }
         // Acquire patterns (8.8): form 1, and forms 2 and 3 ending at e.
         if is_strong_read(ev) && is_acquire_read(ev) {
-            self.acq_last[i] |= b;
+            self.acq_last[i].insert(i);
         }
         let acq_fence = is_acquire_fence(ev);
         if acq_fence || is_acquire_read(ev) {
             for a in preds.iter() {
                 let ea = &exec.events()[a];
                 if is_strong_read(ea) && (acq_fence || same_vloc(ea, ev)) {
-                    self.acq_last[a] |= b;
+                    self.acq_last[a].insert(i);
                 }
             }
         }
@@ -362,49 +382,72 @@ impl<const W: usize> StaticsW<W> {
         if fence_proxy.is_some() {
             self.conv_fences |= b;
         }
-        for a in 0..i {
+        // The events the loop below can relate `e` to: for a memory event
+        // (not a proxy fence), those of its physical location, those without
+        // a location and the proxy fences (see `by_phys`); every earlier
+        // event otherwise, and at one word (where the loop over them costs
+        // about what the sets do).
+        let candidates = match at.loc {
+            Some((p, _)) if W > 1 && fence_proxy.is_none() => {
+                let mut c = self.no_loc | self.conv_fences;
+                if let Some(m) = self.by_phys.get(p.index()) {
+                    c |= *m;
+                }
+                c & Set::below(i)
+            }
+            _ => Set::below(i),
+        };
+        match at.loc {
+            Some((p, _)) => {
+                if self.by_phys.len() <= p.index() {
+                    self.by_phys.resize(p.index() + 1, Set::EMPTY);
+                }
+                self.by_phys[p.index()].insert(i);
+            }
+            None => self.no_loc |= b,
+        }
+        for a in candidates.iter() {
             let Some(aa) = &self.attrs[a] else { continue };
-            let ba = Set::<W>::bit(a);
             // Morally strong (8.7), symmetric.
             let ms = aa.morally_strong(&at);
             debug_assert_eq!(ms, morally_strong(exec, EventId::new(a), e));
             if ms {
-                self.ms[a] |= b;
-                self.ms[i] |= ba;
+                self.ms[a].insert(i);
+                self.ms[i].insert(a);
             }
             // Proxy conversions (8.9.5): a non-memory fence with a proxy
             // converts the thread memory operations of that proxy in its CTA.
             if let Some(p) = fence_proxy {
                 if aa.thread_memory() && aa.proxy == p && at.same_cta(aa) {
                     debug_assert!(same_cta(exec, ev, &exec.events()[a]));
-                    self.conv[i] |= ba;
+                    self.conv[i].insert(a);
                 }
             }
             if thread_mem && aa.converted_proxy() == Some(at.proxy) && aa.same_cta(&at) {
-                self.conv[a] |= b;
+                self.conv[a].insert(i);
             }
             // Locations and the direct cases of 8.9.5.
             if let (Some((pa, va)), Some((pe, ve))) = (aa.loc, at.loc) {
                 if pa == pe {
-                    self.same_loc[a] |= b;
-                    self.same_loc[i] |= ba;
+                    self.same_loc[a].insert(i);
+                    self.same_loc[i].insert(a);
                     if va == ve {
-                        self.same_addr[a] |= b;
-                        self.same_addr[i] |= ba;
+                        self.same_addr[a].insert(i);
+                        self.same_addr[i].insert(a);
                     }
                     if thread_mem && aa.thread_memory() && aa.direct_case(&at) {
                         debug_assert!(direct_case(exec, &exec.events()[a], ev));
-                        self.direct[a] |= b;
-                        self.direct[i] |= ba;
+                        self.direct[a].insert(i);
+                        self.direct[i].insert(a);
                     }
                 }
             }
         }
         if at.loc.is_some() {
-            self.same_loc[i] |= b;
-            self.same_addr[i] |= b;
+            self.same_loc[i].insert(i);
+            self.same_addr[i].insert(i);
             if thread_mem && at.direct_case(&at) {
-                self.direct[i] |= b;
+                self.direct[i].insert(i);
             }
         }
         self.attrs.push(Some(at));
@@ -414,6 +457,11 @@ impl<const W: usize> StaticsW<W> {
     /// Drops every event from number `n` on.
     pub(crate) fn truncate(&mut self, n: usize) {
         if n >= self.n {
+            return;
+        }
+        // (At one word masking every row is a word per row: cheaper.)
+        if W > 1 && self.n - n <= FEW {
+            self.drop_last_few(n);
             return;
         }
         let keep = Set::<W>::below(n);
@@ -426,10 +474,62 @@ impl<const W: usize> StaticsW<W> {
         for m in self.masks_mut() {
             *m &= keep;
         }
+        self.rel_firsts &= keep;
+        self.no_loc &= keep;
+        for m in &mut self.by_phys {
+            *m &= keep;
+        }
         for i in n..self.n {
             if let Some(t) = self.attrs[i].as_ref().and_then(|a| a.thread) {
                 if let Some(th) = self.threads.get_mut(t.index()) {
                     th.pop();
+                }
+            }
+        }
+        self.attrs.truncate(n);
+        self.n = n;
+    }
+
+    /// [`Self::truncate`] for a few events (an explorer's backtrack): each
+    /// dropped event's bit is cleared in the rows that can hold it, not in
+    /// every row. Those are the rows of its thread's earlier events (program
+    /// order, RMW pairs, patterns), of its dependencies, of the events
+    /// morally strong with it or on its location (both symmetric, and
+    /// holding the direct cases and addresses), and of the proxy fences
+    /// (conversions); its own row goes.
+    fn drop_last_few(&mut self, n: usize) {
+        for i in (n..self.n).rev() {
+            let at = self.attrs[i].take();
+            let mut rows = self.ms[i] | self.same_loc[i] | self.conv_fences;
+            if let Some(th) = at
+                .as_ref()
+                .and_then(|a| a.thread)
+                .and_then(|t| self.threads.get_mut(t.index()))
+            {
+                th.pop();
+                for &x in th.iter() {
+                    rows.insert(x.index());
+                }
+            }
+            for &r in at.iter().flat_map(|a| &a.deps) {
+                rows.insert(r as usize);
+            }
+            rows &= Set::below(i);
+            let rows: SmallVec<[usize; 32]> = rows.iter().collect();
+            for rel in self.relations_mut() {
+                rel.truncate(i);
+                for &a in &rows {
+                    rel[a].remove(i);
+                }
+            }
+            for m in self.masks_mut() {
+                m.remove(i);
+            }
+            self.rel_firsts.remove(i);
+            self.no_loc.remove(i);
+            if let Some((p, _)) = at.and_then(|a| a.loc) {
+                if let Some(m) = self.by_phys.get_mut(p.index()) {
+                    m.remove(i);
                 }
             }
         }
@@ -453,6 +553,19 @@ impl<const W: usize> StaticsW<W> {
         for (dst, src) in self.masks_mut().into_iter().zip(other.masks()) {
             *dst = Set::from_words(&src.0);
         }
+        self.rel_firsts = Set::from_words(&other.rel_firsts.0);
+        self.no_loc = Set::from_words(&other.no_loc.0);
+        self.by_phys.clear();
+        self.by_phys
+            .extend(other.by_phys.iter().map(|m| Set::from_words(&m.0)));
+    }
+
+    /// The writes (initial write included) to the physical location
+    /// `phys`.
+    pub(crate) fn writes_to_phys(&self, phys: PhysId) -> Set<W> {
+        self.by_phys
+            .get(phys.index())
+            .map_or(Set::EMPTY, |m| *m & self.writes)
     }
 
     /// The writes (initial write included) to the physical location of

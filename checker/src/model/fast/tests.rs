@@ -255,6 +255,22 @@ fn fast_path_agrees_with_the_full_check() {
         }
         assert!(same(&grown, &st), "case {case}: pushed one by one");
         assert!(grown.matches(&exec));
+        // Dropped a few at a time (an explorer's backtrack), then pushed
+        // again.
+        let back = (exec.len() - rng.below(exec.len().min(10) - 1) - 1).max(2);
+        let mut n = exec.len();
+        while n > back {
+            n -= 1 + rng.below(2).min(n - back - 1);
+            grown.truncate(n);
+            assert!(
+                same(&grown, &Statics::new(&prefix(&exec, n)).unwrap()),
+                "case {case}: cut back to {n}"
+            );
+        }
+        for i in n..exec.len() {
+            assert!(grown.push(&exec, EventId::new(i), &preds_of(&exec, i)));
+        }
+        assert!(same(&grown, &st), "case {case}: pushed again");
         let keep = 2 + rng.below(exec.len() - 1);
         grown.truncate(keep);
         let cut = prefix(&exec, keep);
@@ -278,6 +294,48 @@ fn fast_path_agrees_with_the_full_check() {
         unknown * 20 < consistent + inconsistent,
         "{unknown} unknown"
     );
+}
+
+/// The rows pushed with the candidates of each event's location (morally
+/// strong, same location, direct cases) are those of the per-concept
+/// modules, pair by pair, and so are the release-pattern starts.
+#[test]
+fn statics_rows_are_the_relations_pair_by_pair() {
+    use crate::model::causality::direct_case;
+    use crate::model::morally_strong::morally_strong;
+    let mut rng = Rng(0x3c6e_f372_fe94_f82b);
+    for case in 0..3_000 {
+        let exec = random_execution(&mut rng);
+        let st = Statics::new(&exec).expect("the fast path applies");
+        let (n, _, _, rows, masks) = st.snapshot();
+        let has = |row: &Vec<u64>, j: usize| row[j / 64] >> (j % 64) & 1 == 1;
+        let (ms, same_loc, direct) = (&rows[2], &rows[7], &rows[8]);
+        for a in 0..n {
+            for e in 0..n {
+                let (x, y) = (EventId::new(a), EventId::new(e));
+                let (ea, ee) = (exec.event(x), exec.event(y));
+                if a != e {
+                    assert_eq!(
+                        has(&ms[a], e),
+                        morally_strong(&exec, x, y),
+                        "case {case}: ms {a} {e}"
+                    );
+                }
+                let phys = |ev: &crate::event::Event| ev.loc().map(|l| l.phys);
+                let loc = phys(ea).is_some() && phys(ea) == phys(ee);
+                assert_eq!(
+                    has(&same_loc[a], e),
+                    loc,
+                    "case {case}: same location {a} {e}"
+                );
+                let both = ea.thread.is_some() && ee.thread.is_some();
+                let want = loc && both && direct_case(&exec, ea, ee);
+                assert_eq!(has(&direct[a], e), want, "case {case}: direct {a} {e}");
+            }
+        }
+        assert_eq!(masks.len(), 7);
+        assert!(st.rel_firsts_cover(), "case {case}: release starts");
+    }
 }
 
 /// An incremental check (`add_read`, `add_write`) of `exec`, whose last
