@@ -8,8 +8,8 @@ use super::{
     base_offset, first_span, granules, mask, name_of, phys_name, scalars, slice, Prepared, Scalar,
 };
 use ptxmc_frontend::ir::{
-    Access, AddrId, AddrKind, Address, BinOp, Condition, Instr, Operand, PhysId, Prop, Quantifier,
-    RegId, RmwOp, Sem, Stmt, Term, Test, VAddrId,
+    Access, AddrId, AddrKind, Address, AsyncInstr, BinOp, Condition, Instr, Operand, PhysId, Prop,
+    Quantifier, RegId, RmwOp, Sem, Stmt, Term, Test, VAddrId,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -179,10 +179,19 @@ impl<'t> Lowering<'t> {
                     .unwrap_or(o.phys);
             }
         }
+        let mut home = vec![PhysId(0); self.out.n_phys as usize];
+        for ids in &self.new_phys {
+            for &np in ids {
+                if let (Some(h), Some(&first)) = (home.get_mut(np.index()), ids.first()) {
+                    *h = first;
+                }
+            }
+        }
         let info = SizeInfo {
             origin,
             multimem,
             names,
+            home,
         };
         Ok(Prepared {
             test: Some(self.out),
@@ -262,7 +271,10 @@ impl<'t> Lowering<'t> {
                 .map(|x| self.covered(p, x.start, x.end).len())
                 .sum();
             let sem = match &s.instr {
-                Instr::Load { sem, .. } | Instr::Store { sem, .. } | Instr::Rmw { sem, .. } => *sem,
+                Instr::Load { sem, .. }
+                | Instr::Store { sem, .. }
+                | Instr::Rmw { sem, .. }
+                | Instr::Async(AsyncInstr::StAsync { sem, .. }) => *sem,
                 _ => Sem::Weak,
             };
             if parts > 1 && sem == Sem::Mmio {
@@ -270,7 +282,10 @@ impl<'t> Lowering<'t> {
                     "`.mmio` access split into {parts} parts (8.4.1: mmio writes and reads are performed as written) at {span}"
                 ));
             }
-            if parts > 1 && (sem.is_release() || sem.is_acquire()) {
+            // The parts of a `st.async` are asynchronous operations of their
+            // own, not ordered with each other (8.9.1.1): no order is added.
+            let is_async = matches!(s.instr, Instr::Async(_));
+            if parts > 1 && !is_async && (sem.is_release() || sem.is_acquire()) {
                 return Err(format!(
                     "release/acquire access split into {parts} parts (unspecified order, 8.2.4) at {span}"
                 ));
@@ -396,6 +411,43 @@ impl<'t> Lowering<'t> {
                                 Some(origin_of(x)),
                             );
                         }
+                    }
+                }
+                Instr::Async(AsyncInstr::StAsync {
+                    sem,
+                    scope,
+                    src,
+                    mbar,
+                    ..
+                }) => {
+                    // One `st.async` per granule, each signalling `mbar` with
+                    // its own bytes (the sum is the instruction's).
+                    let Some(x) = sc.first() else { continue };
+                    for (g, gs, ge) in self.covered(p, x.start, x.end) {
+                        let (len, rel_start) = (ge - gs, gs - x.start);
+                        let mut prep = Vec::new();
+                        let value = match src {
+                            Operand::Reg(_) if rel_start == 0 && len >= 8 => *src,
+                            _ => self.operand_part(t, *src, (rel_start, len), false, &mut prep),
+                        };
+                        for i in prep {
+                            push(&mut code, i, None);
+                        }
+                        push(
+                            &mut code,
+                            Instr::Async(AsyncInstr::StAsync {
+                                sem: *sem,
+                                scope: *scope,
+                                access: Access {
+                                    bytes: len as u8,
+                                    vector: 1,
+                                },
+                                addr: gaddr(g),
+                                src: value,
+                                mbar: *mbar,
+                            }),
+                            Some(origin_of(x)),
+                        );
                     }
                 }
                 Instr::Rmw {

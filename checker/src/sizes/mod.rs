@@ -31,7 +31,7 @@ pub(crate) use check::{Finding, SizeInfo};
 pub(crate) use report_map::ReportMap;
 
 use lowering::Lowering;
-use ptxmc_frontend::ir::{AddrId, AddrKind, Instr, PhysId, Span, Test};
+use ptxmc_frontend::ir::{AddrId, AddrKind, AsyncInstr, Instr, PhysId, Span, Test};
 use std::sync::Arc;
 
 /// The test the explorers run, and what to check on each execution.
@@ -62,12 +62,15 @@ fn base_offset(test: &Test, a: AddrId) -> (AddrId, u32) {
     }
 }
 
-/// The scalar accesses of a memory instruction (8.2.4: one per vector element).
+/// The scalar accesses of a memory instruction (8.2.4: one per vector element),
+/// the stored bytes of a `st.async` included (its mbarrier signal is no data
+/// access of the stored location).
 fn scalars(test: &Test, instr: &Instr) -> Option<(AddrId, Vec<Scalar>)> {
     let (addr, access) = match instr {
         Instr::Load { addr, access, .. }
         | Instr::Store { addr, access, .. }
-        | Instr::Rmw { addr, access, .. } => (*addr, *access),
+        | Instr::Rmw { addr, access, .. }
+        | Instr::Async(AsyncInstr::StAsync { addr, access, .. }) => (*addr, *access),
         _ => return None,
     };
     let phys = test.addresses.get(addr.index())?.phys;
@@ -223,6 +226,7 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
                 names: (0..n_phys)
                     .map(|p| phys_name(test, PhysId::new(p)))
                     .collect(),
+                home: Vec::new(),
             })
         });
         return Ok(Prepared {

@@ -18,6 +18,7 @@ mod packed;
 mod ptx_bits;
 mod ptx_forms;
 pub(crate) mod special;
+mod st_async;
 mod threads;
 mod wgmma;
 
