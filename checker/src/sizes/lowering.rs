@@ -6,6 +6,7 @@ use super::check::{Origin, SizeInfo};
 use super::report_map::{ReportMap, TermValue};
 use super::{
     base_offset, first_span, granules, mask, name_of, phys_name, scalars, slice, Prepared, Scalar,
+    WIDE,
 };
 use ptxmc_frontend::ir::{
     Access, AddrId, AddrKind, Address, AsyncInstr, BinOp, Condition, Instr, Operand, PhysId, Prop,
@@ -315,7 +316,16 @@ impl<'t> Lowering<'t> {
                     ..
                 } => {
                     let mut combine: Vec<Instr> = Vec::new();
-                    for (x, &d) in sc.iter().zip(dst) {
+                    // A `.b128` load has one register for its two halves
+                    // (ptxmc's registers hold 64 bits): the high half is read
+                    // into a register of its own.
+                    let wide = sc.len() > dst.len();
+                    for (k, x) in sc.iter().enumerate() {
+                        let d = match (wide, dst.get(k), dst.get(k / 2)) {
+                            (false, Some(&d), _) => d,
+                            (true, _, Some(&d)) if k % 2 == 0 => d,
+                            _ => self.fresh_reg(t),
+                        };
                         let cov = self.covered(p, x.start, x.end);
                         if x.end - x.start > 8 {
                             return Err(format!(
@@ -383,7 +393,24 @@ impl<'t> Lowering<'t> {
                     src,
                     ..
                 } => {
-                    for (x, &o) in sc.iter().zip(src) {
+                    // A `.b128` store has one value for its two halves: the
+                    // high half is bytes 8..16 of the value (copies of its sign).
+                    let wide = sc.len() > src.len();
+                    for (k, x) in sc.iter().enumerate() {
+                        let o = match (wide, src.get(k), src.get(k / 2)) {
+                            (false, Some(&o), _) => o,
+                            (true, _, Some(&o)) if k % 2 == 0 => o,
+                            (true, _, Some(&o)) => {
+                                let mut prep = Vec::new();
+                                let hi =
+                                    self.operand_part(t, o, (WIDE / 2, WIDE / 2), false, &mut prep);
+                                for i in prep {
+                                    push(&mut code, i, None);
+                                }
+                                hi
+                            }
+                            _ => continue,
+                        };
                         for (g, gs, ge) in self.covered(p, x.start, x.end) {
                             let (len, rel_start) = (ge - gs, gs - x.start);
                             let mut prep = Vec::new();

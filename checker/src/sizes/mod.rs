@@ -54,6 +54,9 @@ struct Scalar {
     untyped: bool,
 }
 
+/// Bytes of a `.b128` access.
+const WIDE: u32 = 16;
+
 /// The base address and byte offset of an address (`[x+N]` is `x` plus `N`).
 fn base_offset(test: &Test, a: AddrId) -> (AddrId, u32) {
     match test.addresses.get(a.index()).map(|ad| ad.kind) {
@@ -75,8 +78,16 @@ fn scalars(test: &Test, instr: &Instr) -> Option<(AddrId, Vec<Scalar>)> {
     };
     let phys = test.addresses.get(addr.index())?.phys;
     let (_, off) = base_offset(test, addr);
-    let b = u32::from(access.bytes);
-    let v = u32::from(access.vector.max(1));
+    let (b, v) = (u32::from(access.bytes), u32::from(access.vector.max(1)));
+    // 8.2.4: the model's scalar data types "have a maximum size and alignment
+    // of 64 bits": a 16-byte `ld`/`st` (`.b128`) is two 8-byte scalar
+    // operations, as `.v2.b64`. A 16-byte RMW (`atom.exch/cas.b128`) stays one
+    // operation (8.10.3, the atomicity of a read-modify-write).
+    let (b, v) = if b == WIDE && !matches!(instr, Instr::Rmw { .. }) {
+        (WIDE / 2, v * 2)
+    } else {
+        (b, v)
+    };
     let out = if b == 0 {
         vec![Scalar {
             phys,
