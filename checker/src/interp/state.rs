@@ -127,6 +127,10 @@ pub struct ThreadState<V> {
     /// The reads the address of the next memory instruction depends on (an
     /// [`Instr::AddrReg`] before it); cleared when that instruction is done.
     addr_deps: Deps,
+    /// After an [`Instr::Unordered`]: the group's id (the thread's event
+    /// count when it began) and how many of its memory instructions are
+    /// still to come; their events are not ordered with each other (8.2.4).
+    elements: Option<(u32, u32)>,
 }
 
 /// Written out so that `clone_from` reuses the buffers of the state it
@@ -158,6 +162,7 @@ impl<V: Clone> Clone for ThreadState<V> {
             awaited: self.awaited,
             copy_value: self.copy_value.clone(),
             addr_deps: self.addr_deps.clone(),
+            elements: self.elements,
         }
     }
 
@@ -188,6 +193,7 @@ impl<V: Clone> Clone for ThreadState<V> {
             awaited,
             copy_value,
             addr_deps,
+            elements,
         } = self;
         *thread = source.thread;
         *unroll = source.unroll;
@@ -212,6 +218,7 @@ impl<V: Clone> Clone for ThreadState<V> {
         committed.clone_from(&source.committed);
         *awaited = source.awaited;
         copy_value.clone_from(&source.copy_value);
+        *elements = source.elements;
         // Empty in every thread without register-held addresses: skip
         // SmallVec's clear-and-extend (measurable on writers-8).
         if source.addr_deps.is_empty() {
@@ -270,6 +277,7 @@ impl<V: Value> ThreadState<V> {
             awaited: [0; 3],
             copy_value: None,
             addr_deps: Deps::new(),
+            elements: None,
         }
     }
 
@@ -481,6 +489,10 @@ impl<V: Value> ThreadState<V> {
                     self.reach_label(code);
                     self.step_to(self.pc + 1);
                 }
+                Instr::Unordered(n) => {
+                    self.elements = (*n > 0).then_some((self.events.len() as u32, *n));
+                    self.step_to(self.pc + 1);
+                }
                 Instr::Goto(l) => match code.label(*l) {
                     Some(to) => self.jump(code, to),
                     None => self.step_to(self.pc + 1),
@@ -656,6 +668,10 @@ impl<V: Value> ThreadState<V> {
             Effect::Fence | Effect::Barrier { .. } => {}
         }
         if last {
+            // One more element of an unordered group is done.
+            self.elements = self
+                .elements
+                .and_then(|(id, left)| (left > 1).then_some((id, left - 1)));
             self.end_instruction();
         } else {
             self.sub += 1;
@@ -679,6 +695,7 @@ impl<V: Value> ThreadState<V> {
             async_order: AsyncOrder {
                 op: None,
                 awaited: self.awaited,
+                unordered: self.elements.map(|(id, _)| id),
             },
         }
     }

@@ -20,6 +20,7 @@ mod ptx_forms;
 pub(crate) mod special;
 mod st_async;
 mod threads;
+mod unordered;
 mod wgmma;
 
 use crate::error::{ParseError, ParseErrorKind};
