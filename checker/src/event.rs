@@ -163,18 +163,21 @@ pub struct AsyncOrder {
     /// `wait_all`, or ordered before a `cp.async.mbarrier.arrive`).
     pub awaited: [u32; 3],
     /// The unordered group (an [`ptxmc_frontend::ir::Instr::Unordered`]) the
-    /// event is an element of: elements of one operation "executed in an
-    /// unspecified order" (8.2.4, 8.2.5) are not ordered with each other.
-    /// `None` for every other event.
-    pub unordered: Option<u32>,
+    /// event is in, and its element there (one per memory instruction):
+    /// elements of one operation "executed in an unspecified order" (8.2.4,
+    /// 8.2.5) are not ordered with each other; the events of one element (an
+    /// RMW's read and write) are. `None` for every other event.
+    pub unordered: Option<(u32, u32)>,
 }
 
 impl AsyncOrder {
     /// Whether `b`, issued after `a` by the same thread, is ordered after `a`
     /// (8.9.1.1). `a_is_proxy_async_fence` says whether `a` is a `fence.proxy.async`.
     pub fn ordered(a: &AsyncOrder, a_is_proxy_async_fence: bool, b: &AsyncOrder) -> bool {
-        if a.unordered.is_some() && a.unordered == b.unordered {
-            return false;
+        if let (Some((ga, ea)), Some((gb, eb))) = (a.unordered, b.unordered) {
+            if ga == gb && ea != eb {
+                return false;
+            }
         }
         match (a.op, b.op) {
             (None, None) => true,

@@ -134,16 +134,45 @@ fn device(rng: &mut Rng, t: usize, regs: &mut Regs, f: Features) -> Vec<String> 
             regs.r()
         )],
         // Multimem (8.2.3).
-        60..=66 if f.multimem => match rng.below(3) {
+        60..=66 if f.multimem => match rng.below(6) {
             0 => vec![format!(
                 "multimem.st.relaxed.sys.global.u32 [mm], {}",
                 t + 1
             )],
-            1 => vec!["multimem.red.relaxed.gpu.global.add.u32 [mm], 1".into()],
+            1 => vec![format!(
+                "multimem.st.release.sys.global.u32 [mm], {}",
+                t + 1
+            )],
+            2 => vec!["multimem.red.relaxed.gpu.global.add.u32 [mm], 1".into()],
+            3 => vec!["multimem.red.release.gpu.global.add.u32 [mm], 1".into()],
+            4 => vec![format!(
+                "multimem.ld_reduce.acquire.sys.global.add.u32 {}, [mm]",
+                regs.r()
+            )],
             _ => vec![format!(
                 "multimem.ld_reduce.relaxed.sys.global.add.u32 {}, [mm]",
                 regs.r()
             )],
+        },
+        // Release / acquire vectors, packed halves and their observers (no
+        // order between the elements, 8.2.4, 8.2.5).
+        60..=66 => match rng.below(5) {
+            0 => vec![format!(
+                "st.release.gpu.global.v2.u32 [v], {{{}, 1}}",
+                t + 1
+            )],
+            1 => vec![format!(
+                "ld.acquire.gpu.global.v2.u32 {{{}, {}}}, [v]",
+                regs.r(),
+                regs.r()
+            )],
+            2 => vec![format!(
+                "ld.acquire.gpu.global.u32 {}, [v+{}]",
+                regs.r(),
+                rng.pick(&[0, 4])
+            )],
+            3 => vec!["st.release.gpu.global.f16x2 [p], 0x00010001".into()],
+            _ => vec![format!("ld.acquire.gpu.global.f16x2 {}, [p]", regs.r())],
         },
         // The readonly proxy (8.6).
         // (Asynchronous operations and the readonly proxy are refused in
@@ -240,11 +269,17 @@ fn generate(seed: u64) -> String {
     };
     let f = Features {
         cluster: rng.chance(35),
-        multimem: api == Api::None && rng.chance(20),
+        multimem: api == Api::None && rng.chance(40),
         api,
     };
     let n_dev = rng.range(2, 3).min(if api == Api::Host { 2 } else { 3 });
-    let mut init = vec!["x=0".to_string(), "y=0".into(), "z=0".into(), "p=0".into()];
+    let mut init = vec![
+        "x=0".to_string(),
+        "y=0".into(),
+        "z=0".into(),
+        "p=0".into(),
+        "v=0".into(),
+    ];
     init.extend(["ta=1".into(), "tb=2".into()]);
     if f.cluster {
         init.extend(["s=0".into(), "bar=0".into()]);
@@ -468,8 +503,10 @@ fn random_ch8_programs_agree() {
     }
     let uses = |pat: &str| texts.iter().filter(|t| t.contains(pat)).count();
     println!(
-        "ch8: {n} programs: {tally:?}; with .b128 {}, st.async.v2 {}, f16x2 {}, multimem {}, nc {}, wgmma {}, graph {}, host {}, query loop {}",
+        "ch8: {n} programs: {tally:?}; with .b128 {}, release/acquire vectors {}, multimem release/acquire {}, st.async.v2 {}, f16x2 {}, multimem {}, nc {}, wgmma {}, graph {}, host {}, query loop {}",
         uses(".b128"),
+        uses("ease.gpu.global.v2") + uses("uire.gpu.global.v2"),
+        uses("multimem.st.release") + uses("multimem.red.release") + uses("ld_reduce.acquire"),
         uses("bytes.v2"),
         uses(".f16x2"),
         uses("multimem."),

@@ -129,7 +129,8 @@ pub struct ThreadState<V> {
     addr_deps: Deps,
     /// After an [`Instr::Unordered`]: the group's id (the thread's event
     /// count when it began) and how many of its memory instructions are
-    /// still to come; their events are not ordered with each other (8.2.4).
+    /// still to come (which also tells its elements apart); the events of
+    /// different elements are not ordered with each other (8.2.4).
     elements: Option<(u32, u32)>,
 }
 
@@ -695,7 +696,7 @@ impl<V: Value> ThreadState<V> {
             async_order: AsyncOrder {
                 op: None,
                 awaited: self.awaited,
-                unordered: self.elements.map(|(id, _)| id),
+                unordered: self.elements,
             },
         }
     }
