@@ -225,12 +225,23 @@ pub struct AsyncOrder {
     /// first, are complete before the event (waited for by `wait_group` /
     /// `wait_all`, or ordered before a `cp.async.mbarrier.arrive`).
     pub awaited: [u32; 3],
+    /// The unordered group (an [`ptxmc_frontend::ir::Instr::Unordered`]) the
+    /// event is in, and its element there (one per memory instruction):
+    /// elements of one operation "executed in an unspecified order" (8.2.4,
+    /// 8.2.5) are not ordered with each other; the events of one element (an
+    /// RMW's read and write) are. `None` for every other event.
+    pub unordered: Option<(u32, u32)>,
 }
 
 impl AsyncOrder {
     /// Whether `b`, issued after `a` by the same thread, is ordered after `a`
     /// (8.9.1.1). `a_is_proxy_async_fence` says whether `a` is a `fence.proxy.async`.
     pub fn ordered(a: &AsyncOrder, a_is_proxy_async_fence: bool, b: &AsyncOrder) -> bool {
+        if let (Some((ga, ea)), Some((gb, eb))) = (a.unordered, b.unordered) {
+            if ga == gb && ea != eb {
+                return false;
+            }
+        }
         match (a.op, b.op) {
             (None, None) => true,
             (None, Some(ob)) => match ob.after {
@@ -276,9 +287,12 @@ impl Event {
     pub fn is_memory(&self) -> bool {
         self.is_read() || self.is_write()
     }
-    /// Whether the event is performed by an asynchronous operation (8.9.1.1).
+    /// Whether the event is performed by an asynchronous operation (8.9.1.1),
+    /// or is an element of an unordered group (8.2.4): either way it is not
+    /// in program order with every event of its thread, which the fast
+    /// consistency rows do not represent.
     pub fn is_async(&self) -> bool {
-        self.async_order.op.is_some()
+        self.async_order.op.is_some() || self.async_order.unordered.is_some()
     }
     /// Whether this is a `fence.proxy.async`.
     pub fn is_proxy_async_fence(&self) -> bool {

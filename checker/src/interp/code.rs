@@ -656,6 +656,7 @@ pub(crate) fn reads(i: &Instr) -> Vec<RegId> {
         | Instr::Load { .. }
         | Instr::Fence { .. }
         | Instr::Label(_)
+        | Instr::Unordered(_)
         | Instr::Goto(_)
         | Instr::Unsupported(_)
         | Instr::Api(_) => Vec::new(),

@@ -51,7 +51,8 @@ pub fn later_writes_depend(code: &ThreadCode, pc: usize) -> bool {
         let via_addr = std::mem::take(&mut addr_dep);
         match &s.instr {
             Instr::AddrReg { reg, .. } => addr_dep = tainted.contains(reg),
-            Instr::Label(_) | Instr::Fence { .. } | Instr::Barrier { .. } => {}
+            Instr::Label(_) | Instr::Unordered(_) | Instr::Fence { .. } | Instr::Barrier { .. } => {
+            }
             Instr::Branch { a, b, .. } => {
                 return is_tainted(&tainted, a) || is_tainted(&tainted, b);
             }

@@ -183,6 +183,11 @@ pub struct Fields<V> {
     /// nothing (explorers restore a thread's state once per child of a
     /// node, also for the first child, which finds it as it was saved).
     mark: u64,
+    /// After an [`Instr::Unordered`]: the group's id (the thread's event
+    /// count when it began) and how many of its memory instructions are
+    /// still to come (which also tells its elements apart); the events of
+    /// different elements are not ordered with each other (8.2.4).
+    elements: Option<(u32, u32)>,
 }
 
 /// Written out so that `clone_from` reuses the buffers of the state it
@@ -213,6 +218,7 @@ impl<V: Clone> Clone for Fields<V> {
             copy_value: self.copy_value.clone(),
             addr_deps: self.addr_deps.clone(),
             mark: self.mark,
+            elements: self.elements,
         }
     }
 
@@ -246,6 +252,7 @@ impl<V: Clone> Clone for Fields<V> {
             copy_value,
             addr_deps,
             mark,
+            elements,
         } = self;
         *thread = source.thread;
         *unroll = source.unroll;
@@ -278,6 +285,7 @@ impl<V: Clone> Clone for Fields<V> {
         copy_value.clone_from(&source.copy_value);
         set_ids(addr_deps, &source.addr_deps);
         *mark = source.mark;
+        *elements = source.elements;
     }
 }
 
@@ -338,6 +346,7 @@ impl<V: Value> ThreadState<V> {
             copy_value: None,
             addr_deps: Deps::new(),
             mark: 0,
+            elements: None,
         }))
     }
 
@@ -564,6 +573,10 @@ impl<V: Value> ThreadState<V> {
                     self.reach_label(code);
                     self.step_to(self.pc + 1);
                 }
+                Instr::Unordered(n) => {
+                    self.elements = (*n > 0).then_some((self.events.len() as u32, *n));
+                    self.step_to(self.pc + 1);
+                }
                 Instr::Goto(l) => match code.label(*l) {
                     Some(to) => self.jump(code, to),
                     None => self.step_to(self.pc + 1),
@@ -741,6 +754,10 @@ impl<V: Value> ThreadState<V> {
             Effect::Fence | Effect::Barrier { .. } => {}
         }
         if last {
+            // One more element of an unordered group is done.
+            self.elements = self
+                .elements
+                .and_then(|(id, left)| (left > 1).then_some((id, left - 1)));
             self.end_instruction();
         } else {
             self.sub += 1;
@@ -764,6 +781,7 @@ impl<V: Value> ThreadState<V> {
             async_order: AsyncOrder {
                 op: None,
                 awaited: self.awaited,
+                unordered: self.elements,
             },
         }
     }

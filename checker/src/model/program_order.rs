@@ -95,6 +95,7 @@ mod tests {
                 complete_tx,
             }),
             awaited: [0, 0, 0],
+            unordered: None,
         };
         for e in [copy_r, copy_w] {
             exec.event_mut(e).async_order = op(AsyncAfter::All, false);

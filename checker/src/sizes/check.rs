@@ -34,6 +34,13 @@ pub(crate) struct SizeInfo {
     pub(super) multimem: Vec<bool>,
     /// Names of the original physical locations (for messages).
     pub(super) names: Vec<String>,
+    /// Per physical location of the rewritten test: the first granule of the
+    /// original location it is part of (what [`Origin::phys`] names), so that
+    /// the other accesses of a statement (the mbarrier signal of a
+    /// `st.async`) are not taken for parts of its scalar operation.
+    // invariant: empty when `origin` is, else one entry per physical location
+    // of the rewritten test.
+    pub(super) home: Vec<PhysId>,
 }
 
 /// An undefined-behaviour finding: a sort key (so that every explorer reports
@@ -244,10 +251,13 @@ impl SizeInfo {
         if !matches!(ev.kind, EventKind::Read { .. } | EventKind::Write { .. }) {
             return None;
         }
-        self.origin
+        let o = self
+            .origin
             .get(ev.thread?.index())?
             .get(ev.instr as usize)?
-            .as_ref()
+            .as_ref()?;
+        let phys = ev.loc()?.phys;
+        (self.home.get(phys.index()) == Some(&o.phys)).then_some(o)
     }
 }
 

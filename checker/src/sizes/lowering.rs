@@ -6,10 +6,11 @@ use super::check::{Origin, SizeInfo};
 use super::report_map::{ReportMap, TermValue};
 use super::{
     base_offset, first_span, granules, mask, name_of, phys_name, scalars, slice, Prepared, Scalar,
+    WIDE,
 };
 use ptxmc_frontend::ir::{
-    Access, AddrId, AddrKind, Address, BinOp, Condition, Instr, Operand, PhysId, Prop, Quantifier,
-    RegId, RmwOp, Sem, Stmt, Term, Test, VAddrId,
+    Access, AddrId, AddrKind, Address, AsyncInstr, BinOp, Condition, Instr, Operand, PhysId, Prop,
+    Quantifier, RegId, RmwOp, Sem, Stmt, Term, Test, VAddrId,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -179,10 +180,19 @@ impl<'t> Lowering<'t> {
                     .unwrap_or(o.phys);
             }
         }
+        let mut home = vec![PhysId(0); self.out.n_phys as usize];
+        for ids in &self.new_phys {
+            for &np in ids {
+                if let (Some(h), Some(&first)) = (home.get_mut(np.index()), ids.first()) {
+                    *h = first;
+                }
+            }
+        }
         let info = SizeInfo {
             origin,
             multimem,
             names,
+            home,
         };
         Ok(Prepared {
             test: Some(self.out),
@@ -243,13 +253,21 @@ impl<'t> Lowering<'t> {
         let test = self.test;
         let mut code: Vec<Stmt> = Vec::new();
         let mut origin: Vec<Option<Origin>> = Vec::new();
+        // The memory instructions still to come of an `unordered N` group of
+        // the original code (its count is of instructions, not of parts).
+        let mut in_group = 0u32;
         for s in &test.threads[t].code {
             let span = s.span;
+            if let Instr::Unordered(n) = s.instr {
+                in_group = n;
+            }
             let Some((addr, sc)) = scalars(test, &s.instr) else {
                 code.push(s.clone());
                 origin.push(None);
                 continue;
             };
+            let grouped = in_group > 0;
+            in_group = in_group.saturating_sub(1);
             let p = sc.first().map_or(0, |x| x.phys.index());
             if !self.split.get(p).copied().unwrap_or(false) {
                 code.push(s.clone());
@@ -262,7 +280,10 @@ impl<'t> Lowering<'t> {
                 .map(|x| self.covered(p, x.start, x.end).len())
                 .sum();
             let sem = match &s.instr {
-                Instr::Load { sem, .. } | Instr::Store { sem, .. } | Instr::Rmw { sem, .. } => *sem,
+                Instr::Load { sem, .. }
+                | Instr::Store { sem, .. }
+                | Instr::Rmw { sem, .. }
+                | Instr::Async(AsyncInstr::StAsync { sem, .. }) => *sem,
                 _ => Sem::Weak,
             };
             if parts > 1 && sem == Sem::Mmio {
@@ -270,10 +291,24 @@ impl<'t> Lowering<'t> {
                     "`.mmio` access split into {parts} parts (8.4.1: mmio writes and reads are performed as written) at {span}"
                 ));
             }
-            if parts > 1 && (sem.is_release() || sem.is_acquire()) {
+            // The parts of a `st.async` are asynchronous operations of their
+            // own, not ordered with each other (8.9.1.1): no order is added.
+            let is_async = matches!(s.instr, Instr::Async(_));
+            if parts > 1 && grouped {
                 return Err(format!(
-                    "release/acquire access split into {parts} parts (unspecified order, 8.2.4) at {span}"
+                    "an element of an unordered operation (a multimem location) split into {parts} parts at {span}"
                 ));
+            }
+            // 8.2.4: the parts of a release or acquire access are "executed in
+            // an unspecified order": none is ordered with another, so that no
+            // part's release (acquire) covers another part
+            // (`docs/model-notes.md`, "Unspecified order").
+            if parts > 1 && !is_async && (sem.is_release() || sem.is_acquire()) {
+                code.push(Stmt {
+                    instr: Instr::Unordered(parts as u32),
+                    span,
+                });
+                origin.push(None);
             }
             let gmap = self.gaddr.clone();
             let gaddr = |g: usize| gmap.get(&(base.index(), g)).copied().unwrap_or(base);
@@ -300,7 +335,16 @@ impl<'t> Lowering<'t> {
                     ..
                 } => {
                     let mut combine: Vec<Instr> = Vec::new();
-                    for (x, &d) in sc.iter().zip(dst) {
+                    // A `.b128` load has one register for its two halves
+                    // (ptxmc's registers hold 64 bits): the high half is read
+                    // into a register of its own.
+                    let wide = sc.len() > dst.len();
+                    for (k, x) in sc.iter().enumerate() {
+                        let d = match (wide, dst.get(k), dst.get(k / 2)) {
+                            (false, Some(&d), _) => d,
+                            (true, _, Some(&d)) if k % 2 == 0 => d,
+                            _ => self.fresh_reg(t),
+                        };
                         let cov = self.covered(p, x.start, x.end);
                         if x.end - x.start > 8 {
                             return Err(format!(
@@ -368,7 +412,24 @@ impl<'t> Lowering<'t> {
                     src,
                     ..
                 } => {
-                    for (x, &o) in sc.iter().zip(src) {
+                    // A `.b128` store has one value for its two halves: the
+                    // high half is bytes 8..16 of the value (copies of its sign).
+                    let wide = sc.len() > src.len();
+                    for (k, x) in sc.iter().enumerate() {
+                        let o = match (wide, src.get(k), src.get(k / 2)) {
+                            (false, Some(&o), _) => o,
+                            (true, _, Some(&o)) if k % 2 == 0 => o,
+                            (true, _, Some(&o)) => {
+                                let mut prep = Vec::new();
+                                let hi =
+                                    self.operand_part(t, o, (WIDE / 2, WIDE / 2), false, &mut prep);
+                                for i in prep {
+                                    push(&mut code, i, None);
+                                }
+                                hi
+                            }
+                            _ => continue,
+                        };
                         for (g, gs, ge) in self.covered(p, x.start, x.end) {
                             let (len, rel_start) = (ge - gs, gs - x.start);
                             let mut prep = Vec::new();
@@ -396,6 +457,43 @@ impl<'t> Lowering<'t> {
                                 Some(origin_of(x)),
                             );
                         }
+                    }
+                }
+                Instr::Async(AsyncInstr::StAsync {
+                    sem,
+                    scope,
+                    src,
+                    mbar,
+                    ..
+                }) => {
+                    // One `st.async` per granule, each signalling `mbar` with
+                    // its own bytes (the sum is the instruction's).
+                    let Some(x) = sc.first() else { continue };
+                    for (g, gs, ge) in self.covered(p, x.start, x.end) {
+                        let (len, rel_start) = (ge - gs, gs - x.start);
+                        let mut prep = Vec::new();
+                        let value = match src {
+                            Operand::Reg(_) if rel_start == 0 && len >= 8 => *src,
+                            _ => self.operand_part(t, *src, (rel_start, len), false, &mut prep),
+                        };
+                        for i in prep {
+                            push(&mut code, i, None);
+                        }
+                        push(
+                            &mut code,
+                            Instr::Async(AsyncInstr::StAsync {
+                                sem: *sem,
+                                scope: *scope,
+                                access: Access {
+                                    bytes: len as u8,
+                                    vector: 1,
+                                },
+                                addr: gaddr(g),
+                                src: value,
+                                mbar: *mbar,
+                            }),
+                            Some(origin_of(x)),
+                        );
                     }
                 }
                 Instr::Rmw {

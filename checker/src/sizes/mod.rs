@@ -31,7 +31,7 @@ pub(crate) use check::{Finding, SizeInfo};
 pub(crate) use report_map::ReportMap;
 
 use lowering::Lowering;
-use ptxmc_frontend::ir::{AddrId, AddrKind, Instr, PhysId, Span, Test};
+use ptxmc_frontend::ir::{AddrId, AddrKind, AsyncInstr, Instr, PhysId, Span, Test};
 use std::sync::Arc;
 
 /// The test the explorers run, and what to check on each execution.
@@ -54,6 +54,9 @@ struct Scalar {
     untyped: bool,
 }
 
+/// Bytes of a `.b128` access.
+const WIDE: u32 = 16;
+
 /// The base address and byte offset of an address (`[x+N]` is `x` plus `N`).
 fn base_offset(test: &Test, a: AddrId) -> (AddrId, u32) {
     match test.addresses.get(a.index()).map(|ad| ad.kind) {
@@ -62,18 +65,29 @@ fn base_offset(test: &Test, a: AddrId) -> (AddrId, u32) {
     }
 }
 
-/// The scalar accesses of a memory instruction (8.2.4: one per vector element).
+/// The scalar accesses of a memory instruction (8.2.4: one per vector element),
+/// the stored bytes of a `st.async` included (its mbarrier signal is no data
+/// access of the stored location).
 fn scalars(test: &Test, instr: &Instr) -> Option<(AddrId, Vec<Scalar>)> {
     let (addr, access) = match instr {
         Instr::Load { addr, access, .. }
         | Instr::Store { addr, access, .. }
-        | Instr::Rmw { addr, access, .. } => (*addr, *access),
+        | Instr::Rmw { addr, access, .. }
+        | Instr::Async(AsyncInstr::StAsync { addr, access, .. }) => (*addr, *access),
         _ => return None,
     };
     let phys = test.addresses.get(addr.index())?.phys;
     let (_, off) = base_offset(test, addr);
-    let b = u32::from(access.bytes);
-    let v = u32::from(access.vector.max(1));
+    let (b, v) = (u32::from(access.bytes), u32::from(access.vector.max(1)));
+    // 8.2.4: the model's scalar data types "have a maximum size and alignment
+    // of 64 bits": a 16-byte `ld`/`st` (`.b128`) is two 8-byte scalar
+    // operations, as `.v2.b64`. A 16-byte RMW (`atom.exch/cas.b128`) stays one
+    // operation (8.10.3, the atomicity of a read-modify-write).
+    let (b, v) = if b == WIDE && !matches!(instr, Instr::Rmw { .. }) {
+        (WIDE / 2, v * 2)
+    } else {
+        (b, v)
+    };
     let out = if b == 0 {
         vec![Scalar {
             phys,
@@ -223,6 +237,7 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
                 names: (0..n_phys)
                     .map(|p| phys_name(test, PhysId::new(p)))
                     .collect(),
+                home: Vec::new(),
             })
         });
         return Ok(Prepared {

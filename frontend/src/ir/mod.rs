@@ -457,6 +457,15 @@ pub enum Instr {
     },
     /// An asynchronous operation or an `mbarrier` instruction (8.9.1.1).
     Async(AsyncInstr),
+    /// `unordered N`: the next `N` memory instructions of the thread are the
+    /// elements of one operation "executed in an unspecified order" (8.2.4
+    /// vectors, 8.2.5 packed data, the locations of a `multimem` address):
+    /// no element is ordered with another in program order, and each is
+    /// ordered with the rest of the thread as the operation is. Lowerings emit
+    /// it before the parts of a release or acquire operation, where a fixed
+    /// order of the parts would add synchronization (`docs/model-notes.md`,
+    /// "Unspecified order").
+    Unordered(u32),
     /// A register-held address (`[%rd1+8]`): the memory instruction that
     /// follows accesses the address held in `reg` plus `offset`. The parser
     /// resolves that address to a location and writes it in the memory

@@ -126,7 +126,12 @@ impl<'s> Parser<'s> {
             AsyncShape::StAsync { sem, scope, access } => {
                 let [a, v, m] = c.exactly::<3>(ops, "3 operands")?;
                 let value = c.value("source", v)?;
-                let addr = addr!(a);
+                // The stored bytes may be `[x+N]` (the elements of a vector
+                // `st.async`, `st_async.rs`; the sizes lowering splits them).
+                let addr = match c.addr(a)? {
+                    Some((x, off)) => self.b.addr_at(x, off),
+                    None => return Ok(Lowered::Unsupported("address offset".into())),
+                };
                 let mbar = addr!(m);
                 AsyncInstr::StAsync {
                     sem,

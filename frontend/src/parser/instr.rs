@@ -92,6 +92,12 @@ impl<'s> Parser<'s> {
         if self.packed_instruction(t, text, first.span, start)? {
             return Ok(());
         }
+        if self.st_async_vector_instruction(t, text, first.span, start)? {
+            return Ok(());
+        }
+        if self.unordered_instruction(t, text, first.span)? {
+            return Ok(());
+        }
         if self.hopper_instruction(t, text, first.span)? {
             return Ok(());
         }

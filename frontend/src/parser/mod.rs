@@ -18,7 +18,9 @@ mod packed;
 mod ptx_bits;
 mod ptx_forms;
 pub(crate) mod special;
+mod st_async;
 mod threads;
+mod unordered;
 mod wgmma;
 
 use crate::error::{ParseError, ParseErrorKind};

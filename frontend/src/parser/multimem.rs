@@ -10,10 +10,11 @@
 //! `multimem.ld_reduce` "performs reduction on the values loaded from all the
 //! memory locations"), in declaration order, with the instruction's
 //! semantics and scope; `ld_reduce` combines the loaded values with register
-//! arithmetic. The order of those operations is not specified, so the forms
-//! with `.release`/`.acquire` (which a fixed order would strengthen), the
-//! floating-point and vector forms, and addresses without declared locations
-//! stay unsupported.
+//! arithmetic. The order of those operations is not specified: for the
+//! `.release` forms of `st`/`red` and the `.acquire` form of `ld_reduce`,
+//! which a fixed order would strengthen, the accesses follow an
+//! `Instr::Unordered` (no program order between them). The floating-point and
+//! vector forms, and addresses without declared locations, stay unsupported.
 
 use super::operand::OpKind;
 use super::{PResult, Parser};
@@ -80,6 +81,12 @@ fn form(text: &str) -> Result<Form, String> {
         (None | Some("weak"), None) if kind != "red" => Sem::Weak,
         (None | Some("relaxed"), _) if kind == "red" => Sem::Relaxed,
         (Some("relaxed"), Some(_)) => Sem::Relaxed,
+        // `.release` on the writing forms, `.acquire` on `ld_reduce`: one
+        // release (acquire) access per location, in no order with each other
+        // (`Instr::Unordered`, docs/model-notes.md "Unspecified order").
+        (Some("release"), Some(_)) if kind != "ld_reduce" => Sem::Release,
+        (Some("release"), None) if kind == "red" => Sem::Release,
+        (Some("acquire"), Some(_)) if kind == "ld_reduce" => Sem::Acquire,
         _ => {
             return Err(format!(
                 "{name}{}",
@@ -174,6 +181,12 @@ impl Parser<'_> {
             bytes: f.bytes,
             vector: 1,
         };
+        // The operations on the locations are in an unspecified order: a
+        // fixed one would let the release (acquire) of one location cover the
+        // access of another.
+        if (f.sem.is_release() || f.sem.is_acquire()) && members.len() > 1 {
+            self.push(t, Instr::Unordered(members.len() as u32), span);
+        }
         let value = |p: &mut Self, o: &super::operand::Operand<'_>| -> PResult<Operand> {
             match o.kind {
                 OpKind::Int(i) => Ok(Operand::Imm(i)),
@@ -298,6 +311,33 @@ mod tests {
             }
         )));
         let c = code("multimem.red.release.gpu.global.add.u32 [mc], 1");
+        assert!(
+            matches!(
+                &c[..],
+                [
+                    Instr::Unordered(2),
+                    Instr::Rmw {
+                        sem: Sem::Release,
+                        ..
+                    },
+                    Instr::Rmw { .. }
+                ]
+            ),
+            "{c:?}"
+        );
+        let c = code("multimem.ld_reduce.acquire.gpu.global.add.u32 %r0, [mc]");
+        assert!(matches!(c[0], Instr::Unordered(2)), "{c:?}");
+        assert!(
+            matches!(
+                c[1],
+                Instr::Load {
+                    sem: Sem::Acquire,
+                    ..
+                }
+            ),
+            "{c:?}"
+        );
+        let c = code("multimem.st.acquire.gpu.global.u32 [mc], 1");
         assert!(matches!(&c[..], [Instr::Unsupported(_)]), "{c:?}");
         let c = code("multimem.red.global.xor.b64 [mc], 1");
         assert!(c.iter().all(|i| matches!(

@@ -10,9 +10,10 @@
 //! instruction follow each other in program order; for weak and relaxed
 //! accesses no relation of chapter 8 tells that order from another (the
 //! halves are on different bytes and adjacent in program order). For
-//! `.release`, `.acquire` and `.mmio` it would (a release pattern on the
-//! second half would cover the first), so those forms stay unsupported, as
-//! for accesses that must be split (`docs/model-notes.md`, "Sizes").
+//! `.release` and `.acquire` it would (a release pattern on the second half
+//! would cover the first), so the sizes lowering puts no order between those
+//! halves (`Instr::Unordered`); `.mmio` stays unsupported
+//! (`docs/model-notes.md`, "Unspecified order").
 
 use super::opcode::{self, Shape};
 use super::operand::OpKind;
@@ -52,9 +53,12 @@ impl<'s> Parser<'s> {
             Shape::Load { sem, access, .. } | Shape::Store { sem, access, .. } => (*sem, *access),
             _ => return Ok(false),
         };
+        // `.release` / `.acquire` halves are in no order with each other: the
+        // sizes lowering writes them after an `Instr::Unordered`. `.mmio`
+        // accesses are performed as written (8.4.1): not split.
         let refuse = match sem {
-            Sem::Release | Sem::Acquire | Sem::Mmio => Some(format!(
-                "packed {base} with {sem} semantics (8.2.5: halves in unspecified order)"
+            Sem::Mmio => Some(format!(
+                "packed {base} with {sem} semantics (8.4.1: performed as written; 8.2.5: two halves)"
             )),
             _ if access.vector > 2 => Some(format!("{base}.v4 of a packed type")),
             _ => None,
@@ -247,14 +251,28 @@ mod tests {
     }
 
     #[test]
-    fn ordered_forms_are_unsupported() {
+    fn mmio_and_v4_forms_are_unsupported() {
         for i in [
-            "ld.acquire.gpu.global.f16x2 %r1, [x]",
-            "st.release.gpu.global.bf16x2 [x], %r1",
+            "ld.mmio.relaxed.sys.global.f16x2 %r1, [x]",
             "ld.global.v4.f16x2 {%r1, %r2, %r3, %r4}, [x]",
         ] {
             let (c, u) = code(i);
             assert_eq!((c.len(), u), (1, 1), "{i}: {c:?}");
+        }
+        // Release and acquire halves: a two-element access with the
+        // semantics, split without order by the sizes lowering.
+        for (i, sem) in [
+            ("ld.acquire.gpu.global.f16x2 %r1, [x]", Sem::Acquire),
+            ("st.release.gpu.global.bf16x2 [x], %r1", Sem::Release),
+        ] {
+            let (c, u) = code(i);
+            assert_eq!(u, 0, "{i}");
+            assert!(
+                c.iter().any(|x| matches!(x,
+                    Instr::Load { sem: s, access, .. } | Instr::Store { sem: s, access, .. }
+                        if *s == sem && access.vector == 2)),
+                "{i}: {c:?}"
+            );
         }
     }
 }

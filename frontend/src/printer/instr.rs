@@ -308,6 +308,7 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>
         // Printed with the memory instruction it precedes (`printer::table`);
         // alone (never made by the parser) it has no spelling.
         Instr::AddrReg { .. } => String::new(),
+        Instr::Unordered(n) => format!("unordered {n}"),
         Instr::Async(a) => {
             c.ptx = true;
             super::async_instr::stmt(&c, a)

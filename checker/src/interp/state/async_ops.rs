@@ -64,6 +64,7 @@ impl<V: Value> ThreadState<V> {
                 complete_tx,
             }),
             awaited,
+            unordered: None,
         }
     }
 

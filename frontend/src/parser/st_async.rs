@@ -1,0 +1,111 @@
+//! Vector `st.async` (8.2.4, 8.9.1.1):
+//! `st.async{.sem.scope}.shared::cluster.mbarrier::complete_tx::bytes.vN.T [a], {v0, ...}, [mbar]`.
+//!
+//! 8.2.4: "Memory operations with a vector data type are modelled as a set of
+//! equivalent memory operations with a scalar data type, executed in an
+//! unspecified order on the elements in the vector." Element `k` is the
+//! scalar `st.async ... .T [a+k*size(T)], vk, [mbar]`: an asynchronous
+//! operation of its own, so the elements are not ordered with each other
+//! (8.9.1.1: asynchronous operations are ordered after the prior instructions
+//! of their thread, and nothing orders two of them) and each is ordered after
+//! what came before the instruction. Each element signals `mbar` with its own
+//! bytes, so the transaction count the instruction completes is the sum, as
+//! for the vector. A `.release` vector releases with every element, each a
+//! release pattern of its own (8.8 item 5) that covers what precedes the
+//! instruction and not the other elements: the unspecified order promises no
+//! order between them (`docs/model-notes.md`, "Vector st.async").
+
+use super::opcode::{self, AsyncShape, Shape};
+use super::operand::OpKind;
+use super::{PResult, Parser};
+use crate::error::ParseError;
+use crate::ir::{AsyncInstr, Instr, Span};
+
+impl<'s> Parser<'s> {
+    /// Parses a vector `st.async` of thread `t` (mnemonic `text` already
+    /// read) into one scalar `st.async` per element; `false` (nothing read)
+    /// when `text` is no vector `st.async`.
+    pub(super) fn st_async_vector_instruction(
+        &mut self,
+        t: usize,
+        text: &str,
+        span: Span,
+        start: usize,
+    ) -> PResult<bool> {
+        let mut parts = text.split('.');
+        if parts.next() != Some("st") {
+            return Ok(false);
+        }
+        let mods: Vec<&str> = parts.collect();
+        if mods.first() != Some(&"async") {
+            return Ok(false);
+        }
+        let Some(n) = mods.iter().find_map(|m| match *m {
+            "v2" => Some(2u8),
+            "v4" => Some(4),
+            _ => None,
+        }) else {
+            return Ok(false);
+        };
+        // The scalar form: the same mnemonic without its vector modifier.
+        let scalar = std::iter::once("st")
+            .chain(mods.iter().copied().filter(|m| !matches!(*m, "v2" | "v4")))
+            .collect::<Vec<_>>()
+            .join(".");
+        let shape = opcode::classify(&scalar).map_err(|k| ParseError::new(k, span))?;
+        let Shape::Async(AsyncShape::StAsync { sem, scope, access }) = shape else {
+            return Err(ParseError::bad_instruction(
+                text,
+                "expected a vector `st.async`".into(),
+                span,
+            ));
+        };
+        if access.bytes == 0 {
+            return Err(ParseError::bad_instruction(
+                text,
+                "a vector `st.async` needs an element type (`.b32`, `.u64`, ...)".into(),
+                span,
+            ));
+        }
+        let ops = self.operands(span.line)?;
+        let c = super::instr::Check { instr: text, span };
+        let [a, v, m] = c.exactly::<3>(&ops, "3 operands")?;
+        let values = match &v.kind {
+            OpKind::Vector(elems) if elems.len() == usize::from(n) => elems
+                .iter()
+                .map(|e| c.value("source", e))
+                .collect::<PResult<Vec<_>>>()?,
+            _ => {
+                let want = if n == 2 {
+                    "a vector of 2 values `{a, b}`"
+                } else {
+                    "a vector of 4 values `{a, b, c, d}`"
+                };
+                return Err(c.bad("source", want, v));
+            }
+        };
+        let (Some((name, off)), Some((mname, 0))) = (c.addr(a)?, c.addr(m)?) else {
+            self.unsupported(t, start, "address offset".into(), span);
+            return Ok(true);
+        };
+        let mbar = self.b.addr(mname);
+        for (k, value) in values.into_iter().enumerate() {
+            let elem_off = u32::from(access.bytes) * k as u32;
+            let addr = self.b.addr_at(name, off + elem_off);
+            let src = self.val(t, value);
+            self.push(
+                t,
+                Instr::Async(AsyncInstr::StAsync {
+                    sem,
+                    scope,
+                    access,
+                    addr,
+                    src,
+                    mbar,
+                }),
+                span,
+            );
+        }
+        Ok(true)
+    }
+}
