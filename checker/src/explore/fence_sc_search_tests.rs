@@ -6,8 +6,8 @@
 use super::candidate::{exists_fence_sc_order, fence_sc_orders};
 use crate::event::EventId;
 use crate::execution::Execution;
-use crate::model::{self, Chapter8, Model};
 use crate::model::testutil::*;
+use crate::model::{self, Chapter8, Model};
 use ptxmc_frontend::ir::{FenceKind, Scope};
 
 /// xorshift64*: deterministic, no dependency.
@@ -189,7 +189,8 @@ fn hinted_search_through_the_model_agrees_with_the_enumeration() {
         if any {
             let mut e = exec.clone();
             e.fence_sc.clone_from(&hint);
-            e.fence_sc.extend(fences.iter().filter(|f| !hint.contains(f)));
+            e.fence_sc
+                .extend(fences.iter().filter(|f| !hint.contains(f)));
             if model::check(&e).is_err() {
                 hint_rejected += 1;
             }
@@ -202,9 +203,15 @@ fn hinted_search_through_the_model_agrees_with_the_enumeration() {
         if found {
             let mut order = exec.fence_sc.clone();
             order.sort_unstable();
-            assert_eq!(order, fences, "case {case}: not a total order of the fences");
+            assert_eq!(
+                order, fences,
+                "case {case}: not a total order of the fences"
+            );
             assert_eq!(hint, exec.fence_sc, "case {case}: hint not updated");
-            assert!(model::check(&exec).is_ok(), "case {case}: order found fails");
+            assert!(
+                model::check(&exec).is_ok(),
+                "case {case}: order found fails"
+            );
             consistent += 1;
         } else {
             inconsistent += 1;
@@ -213,5 +220,8 @@ fn hinted_search_through_the_model_agrees_with_the_enumeration() {
     eprintln!("{consistent} consistent ({hint_rejected} with the hint rejected), {inconsistent} inconsistent");
     assert!(consistent > 500, "{consistent} consistent");
     assert!(inconsistent > 500, "{inconsistent} inconsistent");
-    assert!(hint_rejected > 200, "{hint_rejected} searched past the hint");
+    assert!(
+        hint_rejected > 200,
+        "{hint_rejected} searched past the hint"
+    );
 }
