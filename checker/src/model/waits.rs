@@ -17,12 +17,12 @@ pub(crate) trait Waits {
     /// instructions whose write halves follow; the caller knows that) cannot
     /// read from one write made as any of `writers` (writes without a value:
     /// the kinds of write a thread may still make).
-    fn rmws_need_distinct_writers<'e>(
+    fn rmws_need_distinct_writers(
         &self,
         g: &Execution,
         r1: EventId,
         r2: EventId,
-        writers: &mut dyn Iterator<Item = &'e Event>,
+        writers: &mut dyn Iterator<Item = &Event>,
     ) -> bool;
 
     /// Whether the read `r` of `g` cannot read from any write that it
@@ -54,12 +54,12 @@ impl Waits for Chapter8 {
     /// which RMW atomicity forbids (8.10.3). (With a W that is not morally
     /// strong with them, coherence may leave W unordered with their writes:
     /// they may then share it.)
-    fn rmws_need_distinct_writers<'e>(
+    fn rmws_need_distinct_writers(
         &self,
         g: &Execution,
         r1: EventId,
         r2: EventId,
-        writers: &mut dyn Iterator<Item = &'e Event>,
+        writers: &mut dyn Iterator<Item = &Event>,
     ) -> bool {
         if !morally_strong(g, r1, r2) {
             return false;
