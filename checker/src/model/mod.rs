@@ -47,6 +47,7 @@ mod strong_proxy;
 mod synchronizes;
 #[cfg(test)]
 pub(crate) mod testutil;
+pub(crate) mod waits;
 mod witness;
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use super::{Dpor, State};
 use crate::event::Event;
-use crate::model;
+use crate::model::waits::Waits;
 use ptxmc_frontend::ir::{Instr, Operand, RmwOp};
 
 /// For each thread and physical location: each write instruction of the
@@ -88,9 +88,9 @@ impl Dpor<'_> {
     }
 
     /// Whether every write any thread makes to `q`'s location `phys` that
-    /// may write `exit` (every write: `None`) is a strong release morally
-    /// strong with the acquire read `q`, so that `q` synchronizes with it when
-    /// it reads it (8.7, 8.8 form 1, 8.9.4).
+    /// may write `exit` (every write: `None`) is one that the acquire read
+    /// `q` synchronizes with when it reads it (the model's rule,
+    /// [`Waits::synchronizes_when_read`]: 8.7, 8.8 form 1, 8.9.4).
     pub(super) fn exit_writes_synchronize(
         &self,
         s: &State,
@@ -99,11 +99,8 @@ impl Dpor<'_> {
         exit: Option<i64>,
     ) -> bool {
         (0..self.codes.len()).all(|t| {
-            self.exit_writes(t, phys, exit).all(|w| {
-                w.is_strong()
-                    && w.sem.is_release()
-                    && model::morally_strong_events(w, q, s.exec.placements())
-            })
+            self.exit_writes(t, phys, exit)
+                .all(|w| s.model.synchronizes_when_read(&s.exec, q, w))
         })
     }
 }

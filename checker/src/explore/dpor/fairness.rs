@@ -11,7 +11,9 @@ use super::{Dpor, Run, State};
 use crate::event::EventId;
 use crate::execution::Execution;
 use crate::explore::candidate::{releases, Ending};
+use crate::interp::{Next, ThreadState};
 use crate::model;
+use crate::report::BlockReason;
 use ptxmc_frontend::ir::Proxy;
 
 impl Dpor<'_> {
@@ -74,6 +76,62 @@ impl Dpor<'_> {
                         })
                 })
         })
+    }
+}
+
+impl Dpor<'_> {
+    /// Whether thread `t`'s reads in spin loops are checked for staleness
+    /// before they become children ([`Self::stale_spin_read`]): exactly when
+    /// a blocked graph that can no longer be fair is pruned at once
+    /// ([`Self::fair_so_far`]).
+    pub(super) fn checks_stale_reads(&self, w: &super::Worker, t: usize, pc: usize) -> bool {
+        self.prune_unfair
+            && !w.out.checks_sizes()
+            && self.codes[t]
+                .loops()
+                .iter()
+                .any(|l| l.spin && l.contains(pc))
+    }
+
+    /// Whether the read `r` of thread `t` (the thread's last event, stopped
+    /// at `before`, its state before the read), given the value `value` of
+    /// the write the graph says it reads, makes its thread take the back edge
+    /// of a spin loop in an iteration that can no longer be fair: the child
+    /// that reads it would end the thread in the spin and be pruned at once
+    /// ([`Self::end_thread`], [`Self::spins_may_be_fair`]), so it is not made.
+    /// This is the await rule of "Dynamic Partial Order Reductions for
+    /// Spinloops" (FMCAD 2021) on PTX's fairness (8.6.1, 8.7): a failing
+    /// iteration reads only writes that may stay coherence-last for it.
+    pub(super) fn stale_spin_read(
+        &self,
+        s: &mut State,
+        t: usize,
+        before: &ThreadState<i64>,
+        r: EventId,
+        value: i64,
+    ) -> bool {
+        let mut st = match s.spare_states.pop() {
+            Some(mut x) => {
+                x.clone_from(before);
+                x
+            }
+            None => before.clone(),
+        };
+        st.commit(r, Some(value));
+        let blocked = matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin));
+        let stale = blocked && {
+            // As in the child: the thread has ended, so it writes nothing
+            // more ([`Self::remaining_writes`]).
+            let run = std::mem::replace(&mut s.runs[t], Run::Ended(Ending::Done));
+            let stale = !st
+                .spin_iteration()
+                .iter()
+                .all(|&q| read_may_stay(&s.exec, q) && !self.released_later(s, q));
+            s.runs[t] = run;
+            stale
+        };
+        s.recycle(st);
+        stale
     }
 }
 

@@ -66,6 +66,7 @@ impl<'a> Dpor<'a> {
         );
         let incremental = parent.is_some() && s.model.follows(&s.exec);
         let was_rmw = s.exec.event(id).is_rmw();
+        let stale_checked = self.checks_stale_reads(w, t, s.exec.event(id).instr as usize);
         let read_settles = s.model.private_read_keeps_consistent(&s.exec, id, private);
         let r = self.branch(s, w, parts, &choices, &|this, s, w, &src, parts| {
             let value = match src {
@@ -82,6 +83,15 @@ impl<'a> Dpor<'a> {
                 Source::Write(src, _) => s.exec.set_rf(id, Some(src)),
                 Source::Value(_) => s.pending.push(id),
                 Source::Later => s.waiting.push(id),
+            }
+            // A failing spin iteration reading a write that can no longer
+            // stay coherence-last for it: no child ([`Self::stale_spin_read`]).
+            if stale_checked
+                && matches!(src, Source::Write(..))
+                && this.stale_spin_read(s, t, &node_state, id, value)
+            {
+                s.exec.set_rf(id, None);
+                return Ok(());
             }
             let decision = match &parent {
                 Some(parent) if incremental => s.model.decide_read(&s.exec, parent, id),

@@ -7,8 +7,8 @@
 
 use super::{Dpor, Run, State};
 use crate::event::{Event, EventId, EventKind};
-use crate::model::{self, Model};
-use ptxmc_frontend::ir::Proxy;
+use crate::model::waits::Waits;
+use crate::model::Model;
 use smallvec::SmallVec;
 use std::collections::BTreeSet;
 
@@ -64,18 +64,25 @@ impl Dpor<'_> {
     ///   that only writes `r` precedes in base causality order can serve.
     pub(super) fn causally_after(&self, s: &State, r: EventId) -> u64 {
         let ev = s.exec.event(r);
-        let (Some(loc), Proxy::Generic, Some(rt)) = (ev.loc(), ev.proxy, ev.thread) else {
+        let (Some(loc), Some(rt)) = (ev.loc(), ev.thread) else {
             return 0;
         };
         let (phys, rt) = (loc.phys.index(), rt.index());
-        if s.runs.len() > 64 || self.issues_async[rt] {
+        if s.runs.len() > 64
+            || self.issues_async[rt]
+            || !s
+                .model
+                .causality_excludes_later(&s.exec, r, &mut std::iter::empty())
+        {
             return 0;
         }
+        // The model's rule (8.9.5, 8.10.6), on the ways thread `u` writes.
         let same_way = |u: usize| {
-            self.accesses[u].get(phys).is_some_and(|a| {
-                a.iter()
-                    .all(|&(va, p)| va == loc.vaddr && p == Proxy::Generic)
-            })
+            s.model.causality_excludes_later(
+                &s.exec,
+                r,
+                &mut self.accesses[u].get(phys).into_iter().flatten().copied(),
+            )
         };
         // Threads all of whose later events `r` precedes in base causality
         // order: its own (program order), and those found from the relations.
@@ -156,9 +163,7 @@ impl Dpor<'_> {
             let Some(phys) = e.loc().map(|l| l.phys.index()) else {
                 continue;
             };
-            let acquire = matches!(e.kind, EventKind::Read { red: false, .. })
-                && e.is_strong()
-                && e.sem.is_acquire();
+            let acquire = s.model.acquires(e);
             // Every write any thread makes to `q`'s location that can let
             // `u` go on synchronizes with `q` when `q` reads it (a thread
             // whose writes there do not keeps the waiter out, even when it
@@ -238,14 +243,9 @@ impl Dpor<'_> {
     /// Whether the RMWs of the reads `r1` and `r2` (the read halves of two
     /// atomic instructions, their write halves having the same semantics,
     /// scope, proxy and address) cannot read from one write of a thread in
-    /// `threads`. Two RMWs A and B morally strong with each other cannot read
-    /// from the same write W when W is morally strong with both: W is then
-    /// coherence-before both write halves (else a cycle `A.r -po-> A.w -co->
-    /// W -rf-> A.r` of morally strong operations, 8.10.5), and whichever
-    /// write half comes first in coherence lies between W and the other,
-    /// which RMW atomicity forbids (8.10.3). (With a W that is not morally
-    /// strong with them, coherence may leave W unordered with their writes:
-    /// they may then share it.)
+    /// `threads`: the model's rule
+    /// ([`Waits::rmws_need_distinct_writers`], 8.10.3 and 8.10.5) on the
+    /// kinds of write those threads make.
     ///
     /// `value`: the value both would read, if known; a waiting CAS that only
     /// reads when it fails is an RMW only for a value that makes it succeed
@@ -258,32 +258,18 @@ impl Dpor<'_> {
         threads: u64,
         value: Option<i64>,
     ) -> bool {
-        let (e1, e2) = (s.exec.event(r1), s.exec.event(r2));
-        let EventKind::Read { loc, .. } = e1.kind else {
+        let EventKind::Read { loc, .. } = s.exec.event(r1).kind else {
             return false;
         };
         if !(self.rmw_read(s, r1, value) && self.rmw_read(s, r2, value)) {
             return false;
         }
-        if !model::morally_strong(&s.exec, r1, r2) {
-            return false;
-        }
         let phys = loc.phys.index();
-        let mut m = threads;
-        while m != 0 {
-            let t = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let all_strong = self.writers[t].get(phys).is_some_and(|ws| {
-                ws.iter().all(|w| {
-                    model::morally_strong_events(w, e1, s.exec.placements())
-                        && model::morally_strong_events(w, e2, s.exec.placements())
-                })
-            });
-            if !all_strong {
-                return false;
-            }
-        }
-        true
+        let mut kinds = (0..s.runs.len().min(64))
+            .filter(|&t| threads >> t & 1 == 1)
+            .flat_map(|t| self.writers[t].get(phys).into_iter().flatten());
+        s.model
+            .rmws_need_distinct_writers(&s.exec, r1, r2, &mut kinds)
     }
 
     /// Whether the read `r` is the read half of an RMW whose write half
