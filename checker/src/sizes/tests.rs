@@ -68,7 +68,7 @@ fn what_cannot_be_split_is_unsupported() {
     for (code, what) in [
         (
             "atom.global.add.u32 %r0, [x], 1 | ld.global.u16 %r1, [x]",
-            "atomic `Add`",
+            "atomic `add`",
         ),
         (
             "st.global.release.gpu.u32 [x], 1 | ld.global.u16 %r1, [x]",
