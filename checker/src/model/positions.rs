@@ -41,7 +41,7 @@ impl Positions {
         let loc = g.events()[id.index()]
             .loc()
             .expect("a write has a location");
-        let reach = Reach::of(&g.co(), &super::coherence::writes_at(g, loc.phys));
+        let reach = Reach::of(g.co(), &super::coherence::writes_at(g, loc.phys));
         let mut list = coherence_positions(g, &reach, ms, rmw_source(g, id), forced);
         // RMW atomicity (8.10.3) for the RMWs already in the graph: the new
         // write, morally strong with both halves of one, cannot come after

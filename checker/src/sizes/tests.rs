@@ -71,10 +71,6 @@ fn what_cannot_be_split_is_unsupported() {
             "atomic `add`",
         ),
         (
-            "st.global.release.gpu.u32 [x], 1 | ld.global.u16 %r1, [x]",
-            "release/acquire",
-        ),
-        (
             "st.mmio.relaxed.sys.global.u32 [x], 1 | ld.global.u16 %r1, [x]",
             "`.mmio`",
         ),
