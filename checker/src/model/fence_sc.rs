@@ -139,7 +139,7 @@ pub(crate) fn exists_order_hinted(
                 return false;
             }
             fast::Decision::Consistent => {
-                if let Some(order) = preferred_order(exec, d, &tried) {
+                if let Some(order) = preferred_order(exec, d, tried) {
                     if order != tried {
                         exec.set_fence_sc(order);
                         found = consistent_with(exec, st, d);
