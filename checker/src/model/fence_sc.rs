@@ -131,7 +131,7 @@ pub(crate) fn exists_order_hinted(
     exec.set_fence_sc_prefix(None);
     let mut found = consistent_with(exec, st, d);
     if !found {
-        let tried = std::mem::take(&mut exec.fence_sc());
+        let tried = exec.take_fence_sc();
         // No Fence-SC pair: the least synchronization any order gives.
         match fast::decide(exec, st, d) {
             fast::Decision::Inconsistent => {
@@ -139,7 +139,7 @@ pub(crate) fn exists_order_hinted(
                 return false;
             }
             fast::Decision::Consistent => {
-                if let Some(order) = preferred_order(exec, d, tried) {
+                if let Some(order) = preferred_order(exec, d, &tried) {
                     if order != tried {
                         exec.set_fence_sc(order);
                         found = consistent_with(exec, st, d);
