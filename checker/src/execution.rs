@@ -229,6 +229,13 @@ impl Execution {
         self.fence_sc_prefix = None;
     }
 
+    /// Takes the Fence-SC order out, leaving none (no Fence-SC pair).
+    #[inline]
+    pub(crate) fn take_fence_sc(&mut self) -> Vec<EventId> {
+        self.fence_sc_prefix = None;
+        std::mem::take(&mut self.fence_sc)
+    }
+
     /// Sets the Fence-SC order to a copy of `order`, reusing the storage,
     /// all of it ordered.
     #[inline]

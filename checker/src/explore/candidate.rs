@@ -9,7 +9,7 @@ use super::barrier::{self, BarrierSync, StuckWait};
 use super::outcome::{final_memories, Outcomes, Valuation};
 use crate::event::{Event, EventId, EventKind, Location};
 use crate::execution::Execution;
-use crate::model::{self, fast, Relations};
+use crate::model::{self, Relations};
 use crate::relation::BitMatrix;
 use crate::report::Status;
 use ptxmc_frontend::ir::{AddrId, AddrKind, PhysId, Proxy, Sem, Span, Test, VAddrId};
@@ -141,141 +141,9 @@ pub(crate) fn fence_sc_orders(exec: &Execution) -> Option<Vec<Vec<EventId>>> {
     Some(out)
 }
 
-/// Whether `ok` accepts `exec` with some Fence-SC order (8.9.3), a total
-/// order of its `fence.sc` events; the first such order in lexicographic
-/// order of event ids is left in `exec.fence_sc` when it does.
-///
-/// No enumeration of the k! orders: a depth-first search over the prefixes of
-/// the order, each tried as a partial order ([`Execution::fence_sc_prefix`]:
-/// the prefix ordered, every prefix fence before the rest, the rest
-/// unordered). `ok` must be anti-monotone in the Fence-SC pairs, as
-/// consistency is: Fence-SC pairs only add synchronization (8.9.4 item 1),
-/// hence causality (8.9.5) and the coherence edges it forces, and every axiom
-/// of 8.10 only forbids, Fence-SC's own (8.10.2) only for ordered pairs. So a
-/// prefix rejected as a partial order has no total order extending it
-/// accepted, and its subtree is pruned.
-pub(crate) fn exists_fence_sc_order(
-    exec: &mut Execution,
-    ok: &mut dyn FnMut(&Execution) -> bool,
-) -> bool {
-    exec.set_fence_sc(
-        exec.ids()
-            .filter(|&e| exec.event(e).is_fence_sc())
-            .collect(),
-    );
-    let found = extend_fence_sc_order(exec, 0, ok);
-    exec.set_fence_sc_prefix(None);
-    found
-}
-
-/// [`exists_fence_sc_order`] for a caller that needs only the answer, not
-/// the first order: `hint` (an order found for an earlier graph, say) is tried
-/// first, as a total order of the fences of `exec` that it names, then the
-/// others in id order; the search runs only when `ok` rejects it. `hint` gets
-/// the order found.
-pub(crate) fn exists_fence_sc_order_hinted(
-    exec: &mut Execution,
-    hint: &mut Vec<EventId>,
-    ok: &mut dyn FnMut(&Execution) -> bool,
-) -> bool {
-    let fences: Vec<EventId> = exec
-        .ids()
-        .filter(|&e| exec.event(e).is_fence_sc())
-        .collect();
-    let mut order: Vec<EventId> = Vec::with_capacity(fences.len());
-    for &f in hint.iter() {
-        if fences.binary_search(&f).is_ok() && !order.contains(&f) {
-            order.push(f);
-        }
-    }
-    for &f in &fences {
-        if !order.contains(&f) {
-            order.push(f);
-        }
-    }
-    exec.set_fence_sc(order);
-    let found = ok(exec) || exists_fence_sc_order(exec, ok);
-    if found {
-        hint.clear();
-        hint.extend_from_slice(exec.fence_sc());
-    }
-    found
-}
-
-/// The search of [`exists_fence_sc_order`] below the prefix
-/// `exec.fence_sc[..p]`; the fences after it are in id order on entry, and
-/// again on return when no order is found.
-fn extend_fence_sc_order(
-    exec: &mut Execution,
-    p: usize,
-    ok: &mut dyn FnMut(&Execution) -> bool,
-) -> bool {
-    let n = exec.fence_sc().len();
-    let total = n <= p + 1;
-    exec.set_fence_sc_prefix(if total { None } else { Some(p) });
-    if !ok(exec) {
-        return false;
-    }
-    if total {
-        return true;
-    }
-    for i in p..n {
-        // Fence `i` next, the others after it still in id order.
-        exec.move_fence_sc(i, p);
-        if extend_fence_sc_order(exec, p + 1, ok) {
-            return true;
-        }
-        exec.move_fence_sc(p, i);
-    }
-    false
-}
-
-/// [`extend_fence_sc_order`] with [`model::consistent_with`] on the statics
-/// `st`: the same search, in the same order, so the same first order is
-/// found, but a fence whose place next is certainly inconsistent
-/// ([`fast::fence_sc_next_fails`], read off the relations of the prefix) is
-/// not tried.
-fn extend_fence_sc_order_fast(
-    exec: &mut Execution,
-    p: usize,
-    st: &fast::Statics,
-    d: &mut fast::Derived,
-) -> bool {
-    let n = exec.fence_sc().len();
-    let total = n <= p + 1;
-    exec.set_fence_sc_prefix(if total { None } else { Some(p) });
-    let decision = fast::decide(exec, st, d);
-    let ok = match decision {
-        fast::Decision::Consistent => true,
-        fast::Decision::Inconsistent => false,
-        fast::Decision::Unknown => model::check_full(exec).is_ok(),
-    };
-    debug_assert_eq!(ok, model::check_full(exec).is_ok(), "fast path disagrees");
-    if !ok {
-        return false;
-    }
-    if total {
-        return true;
-    }
-    // Decided before the search below overwrites `d`.
-    let fails: SmallVec<[bool; 16]> = (p..n)
-        .map(|i| {
-            decision == fast::Decision::Consistent
-                && fast::fence_sc_next_fails(st, d, exec.fence_sc()[i], &exec.fence_sc()[p..])
-        })
-        .collect();
-    for i in p..n {
-        if fails[i - p] {
-            continue;
-        }
-        exec.move_fence_sc(i, p);
-        if extend_fence_sc_order_fast(exec, p + 1, st, d) {
-            return true;
-        }
-        exec.move_fence_sc(p, i);
-    }
-    false
-}
+/// Whether `ok` accepts `exec` with some Fence-SC order (8.9.3); the
+/// search is the model's ([`crate::model::fence_sc`]).
+pub(crate) use crate::model::fence_sc::exists_order as exists_fence_sc_order;
 
 /// Whether some pair of `fence.sc` events of `exec` is morally strong: when
 /// none is, every Fence-SC order gives the same relations.
@@ -309,28 +177,11 @@ pub(crate) fn exists_consistent(
     None
 }
 
-/// [`exists_fence_sc_order`] with [`model::consistent`]: with two
-/// `fence.sc` or more, every order tried is decided on the statics of
-/// `exec`'s events matched once for the whole search
-/// ([`fast::with_statics_mut`]), not once per order.
+/// [`exists_fence_sc_order`] with [`model::consistent`], the first order in
+/// lexicographic order of event ids left in `exec.fence_sc()`
+/// ([`crate::model::fence_sc::first_consistent_order`]).
 fn exists_consistent_order(exec: &mut Execution) -> bool {
-    let fences = exec.events().iter().filter(|e| e.is_fence_sc()).count();
-    if fences >= 2 {
-        let found = fast::with_statics_mut(exec, |exec, st, d| {
-            exec.set_fence_sc(
-                exec.ids()
-                    .filter(|&e| exec.event(e).is_fence_sc())
-                    .collect(),
-            );
-            let found = extend_fence_sc_order_fast(exec, 0, st, d);
-            exec.set_fence_sc_prefix(None);
-            found
-        });
-        if let Some(found) = found {
-            return found;
-        }
-    }
-    exists_fence_sc_order(exec, &mut model::consistent)
+    model::fence_sc::first_consistent_order(exec)
 }
 
 /// The barrier events at which threads of a blocked candidate stopped.
@@ -445,7 +296,7 @@ pub(crate) fn finish(
 /// barrier synchronization extends: the explorer's edges and the initial
 /// writes before every other write of their location (8.9.6), closed
 /// transitively.
-fn common_coherence(exec: &Execution) -> BitMatrix {
+pub(crate) fn common_coherence(exec: &Execution) -> BitMatrix {
     let mut co = exec.co().clone();
     for i in exec.ids().filter(|&i| exec.event(i).is_init()) {
         let loc = exec.event(i).loc().map(|l| l.phys);

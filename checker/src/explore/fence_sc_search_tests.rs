@@ -6,8 +6,8 @@
 use super::candidate::{exists_fence_sc_order, fence_sc_orders};
 use crate::event::EventId;
 use crate::execution::Execution;
-use crate::model;
 use crate::model::testutil::*;
+use crate::model::{self, Chapter8, Model};
 use ptxmc_frontend::ir::{FenceKind, Scope};
 
 /// xorshift64*: deterministic, no dependency.
@@ -147,4 +147,81 @@ fn partial_order_relates_the_prefix_to_everything_after_it() {
     let all: Vec<_> = exec.fence_sc_pairs().collect();
     assert_eq!(all.len(), 6);
     assert!(all.contains(&(d, e)) && !all.contains(&(e, d)));
+}
+
+/// The hinted search an explorer asks at each node
+/// ([`Model::exists_fence_sc_order`]: the hint, then the order read off the
+/// relations with no Fence-SC pair, then the exact search) gives the
+/// enumeration's answer whatever the hint (none, a random order of the
+/// fences, a random order of some of them), and leaves a consistent total
+/// order of every fence in the graph and in the hint.
+#[test]
+fn hinted_search_through_the_model_agrees_with_the_enumeration() {
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let (mut consistent, mut inconsistent, mut hint_rejected) = (0, 0, 0);
+    for case in 0..4000 {
+        let mut exec = random_execution(&mut rng);
+        let fences: Vec<EventId> = exec
+            .ids()
+            .filter(|&e| exec.event(e).is_fence_sc())
+            .collect();
+        if fences.len() > 7 || fences.len() < 2 {
+            continue;
+        }
+        let Some(orders) = fence_sc_orders(&exec) else {
+            continue;
+        };
+        let any = orders.iter().any(|f| {
+            exec.copy_fence_sc_from(f);
+            model::check(&exec).is_ok()
+        });
+        let mut hint: Vec<EventId> = match rng.below(3) {
+            0 => Vec::new(),
+            _ => {
+                let mut h = fences.clone();
+                for i in (1..h.len()).rev() {
+                    h.swap(i, rng.below(i + 1));
+                }
+                h.truncate(1 + rng.below(h.len()));
+                h
+            }
+        };
+        if any {
+            let mut e = exec.clone();
+            let mut order = hint.clone();
+            order.extend(fences.iter().filter(|f| !hint.contains(f)));
+            e.set_fence_sc(order);
+            if model::check(&e).is_err() {
+                hint_rejected += 1;
+            }
+        }
+        let mut m = <Chapter8 as Model>::new(&exec);
+        exec.clear_fence_sc();
+        let found = m.exists_fence_sc_order(&mut exec, &mut hint);
+        assert_eq!(found, any, "case {case}: {exec:?}");
+        assert_eq!(exec.fence_sc_prefix(), None, "case {case}");
+        if found {
+            let mut order = exec.fence_sc().to_vec();
+            order.sort_unstable();
+            assert_eq!(
+                order, fences,
+                "case {case}: not a total order of the fences"
+            );
+            assert_eq!(hint, exec.fence_sc(), "case {case}: hint not updated");
+            assert!(
+                model::check(&exec).is_ok(),
+                "case {case}: order found fails"
+            );
+            consistent += 1;
+        } else {
+            inconsistent += 1;
+        }
+    }
+    eprintln!("{consistent} consistent ({hint_rejected} with the hint rejected), {inconsistent} inconsistent");
+    assert!(consistent > 500, "{consistent} consistent");
+    assert!(inconsistent > 500, "{inconsistent} inconsistent");
+    assert!(
+        hint_rejected > 200,
+        "{hint_rejected} searched past the hint"
+    );
 }

@@ -6,7 +6,7 @@
 //! case of an axiom of 8.10.
 
 use super::consistency::{Decision, Model, Positions};
-use super::{check_full, fast, positions, Relations, Violation};
+use super::{check_full, fast, fence_sc, positions, Relations, Violation};
 use crate::event::{Event, EventId, EventKind};
 use crate::execution::Execution;
 use ptxmc_frontend::ir::{Proxy, VAddrId};
@@ -173,6 +173,15 @@ impl Model for Chapter8 {
             super::consistent_with(g, &self.statics, &mut self.derived)
         } else {
             super::consistent(g)
+        }
+    }
+
+    fn exists_fence_sc_order(&mut self, g: &mut Execution, hint: &mut Vec<EventId>) -> bool {
+        self.known = false;
+        if self.follows(g) {
+            fence_sc::exists_order_hinted(g, hint, &self.statics, &mut self.derived)
+        } else {
+            fence_sc::exists_order_hinted_with(g, hint, &mut super::consistent)
         }
     }
 

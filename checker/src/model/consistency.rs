@@ -83,6 +83,13 @@ pub(crate) trait Model: Clone + Send {
     /// synchronization; keeps no relations.
     fn consistent(&mut self, g: &Execution) -> bool;
 
+    /// Whether some Fence-SC order (8.9.3) makes `g` satisfy every axiom of
+    /// 8.10 with its barrier synchronization; keeps no relations. The order
+    /// found is left in `g.fence_sc` (the caller clears it) and in `hint`,
+    /// which on entry holds an order found for an earlier graph, tried
+    /// first ([`super::fence_sc`]).
+    fn exists_fence_sc_order(&mut self, g: &mut Execution, hint: &mut Vec<EventId>) -> bool;
+
     /// The relations at hand (first `n` rows), for a node's children.
     fn save(&mut self, n: usize) -> Self::Frame;
 

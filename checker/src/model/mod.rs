@@ -36,6 +36,7 @@ pub(crate) mod coherence;
 mod communication;
 pub(crate) mod consistency;
 pub(crate) mod fast;
+pub(crate) mod fence_sc;
 mod morally_strong;
 mod observation;
 mod patterns;

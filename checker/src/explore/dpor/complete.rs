@@ -22,10 +22,8 @@ impl<'a> Dpor<'a> {
         let ok = if s.fences_sc < 2 {
             s.model.consistent(&s.exec)
         } else {
-            let m = &mut s.model;
-            candidate::exists_fence_sc_order_hinted(&mut s.exec, &mut s.fence_hint, &mut |e| {
-                m.consistent(e)
-            })
+            s.model
+                .exists_fence_sc_order(&mut s.exec, &mut s.fence_hint)
         };
         s.exec.clear_orders();
         ok
@@ -66,6 +64,13 @@ impl<'a> Dpor<'a> {
             // Found consistent incrementally ([`Model::decide_read`]).
             simple && s.model.known()
         };
+        if s.fences_sc > 1 {
+            // Found consistent for some Fence-SC order above, or, unchecked,
+            // found consistent before (`check`).
+            if let Some(r) = self.finish_any_fence_sc_order(s, w) {
+                return r;
+            }
+        }
         if relations {
             if let Some(r) = self.finish_fast(s, w) {
                 return r;
@@ -138,6 +143,92 @@ impl<'a> Dpor<'a> {
                 *mem.get_mut(p)? = v;
             }
         }
+        Some(self.fold_final(s, w, &mem))
+    }
+
+    /// [`candidate::finish`] for a graph with two `fence.sc` or more found
+    /// consistent for some Fence-SC order, in the case of
+    /// [`Self::finish_fast`] but with the order left unchosen: every thread
+    /// ran to its end, no barrier, no witness wanted, no check for undefined
+    /// behaviour, and every location whose final value is observed has one
+    /// write maximal in the coherence every Fence-SC order shares
+    /// ([`candidate::common_coherence`]: the explorer's edges, initial writes
+    /// first). Then `finish` finds some order (the same existence question,
+    /// decided by an exact search), and folds in one valuation: the final
+    /// values it reads off ([`outcome::final_memories`]) are the values of
+    /// those writes whatever the order (a unique maximal write of a
+    /// relation stays the unique maximal one of the acyclic coherence that
+    /// contains it), and nothing else it does with the order found (the
+    /// witness, undefined behaviour, fairness of spins) applies here. `None`
+    /// when the case is not that one.
+    pub(super) fn finish_any_fence_sc_order(&self, s: &State, w: &mut Worker) -> Option<Res> {
+        if s.barriers > 0
+            || w.out.wants_witness()
+            || w.out.checks_sizes()
+            || !s
+                .runs
+                .iter()
+                .all(|r| matches!(r, Run::Ended(Ending::Done) | Run::Running))
+        {
+            return None;
+        }
+        debug_assert!(
+            candidate::exists_consistent(&mut s.exec.clone(), &[Vec::new()]).is_some(),
+            "a complete graph taken as consistent is not"
+        );
+        let mut mem: SmallVec<[i64; 8]> = SmallVec::from_slice(&self.init_mem);
+        for &p in &self.relevant {
+            if let Some(x) = self.common_last(s, p)? {
+                let v = s.exec.events().get(x.index())?.value()?;
+                *mem.get_mut(p)? = v;
+            }
+        }
+        Some(self.fold_final(s, w, &mem))
+    }
+
+    /// The write of location `p` maximal in the coherence every Fence-SC
+    /// order shares ([`candidate::common_coherence`], the transitive closure
+    /// of the explorer's edges and of the initial write before the other
+    /// writes): `Some(None)` when no write is (a cycle), `None` when several
+    /// are or when a path could leave the writes of `p`. A write is maximal
+    /// in a transitive closure exactly when it has no edge out of it, so no
+    /// closure is computed.
+    fn common_last(&self, s: &State, p: usize) -> Option<Option<EventId>> {
+        let exec = &s.exec;
+        let of_p = |x: EventId| {
+            let e = exec.event(x);
+            e.is_write() && e.loc().is_some_and(|l| l.phys.index() == p)
+        };
+        let mut last = None;
+        let mut others = false;
+        for w in exec.ids().filter(|&w| of_p(w)) {
+            others |= !exec.event(w).is_init();
+            let mut out = false;
+            for x in exec.co().successors(w).filter(|&x| x != w) {
+                if !of_p(x) {
+                    return None;
+                }
+                out = true;
+            }
+            if !out && !exec.event(w).is_init() {
+                if last.is_some() {
+                    return None;
+                }
+                last = Some(w);
+            }
+        }
+        if !others {
+            // Only the initial write: it is the last.
+            return Some(exec.ids().find(|&w| of_p(w)));
+        }
+        // The initial write is before every other write, so never last.
+        Some(last)
+    }
+
+    /// Folds the one final valuation of the complete graph `s` (final
+    /// memory `mem`, registers of its threads) into the outcomes and counts
+    /// it ([`Self::found`]).
+    fn fold_final(&self, s: &State, w: &mut Worker, mem: &[i64]) -> Res {
         let hash = self
             .seen
             .as_ref()
@@ -147,9 +238,9 @@ impl<'a> Dpor<'a> {
         let states = &s.states;
         w.out.add_final(test, &|t| {
             let reg = |th: usize, r: usize| states.get(th).and_then(|st| st.regs().get(r)).copied();
-            outcome::term_value(test, t, reg, &mem)
+            outcome::term_value(test, t, reg, mem)
         });
-        Some(self.found(w, before, hash))
+        self.found(w, before, hash)
     }
 
     /// Counts the executions a complete graph gave (`w.out` had `before`),

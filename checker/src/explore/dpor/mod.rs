@@ -180,7 +180,7 @@ struct State {
     /// Threads ended in a spin loop ([`Ending::Spin`]).
     spinning: usize,
     /// The Fence-SC order last found for a partial graph, tried first for
-    /// the next ([`candidate::exists_fence_sc_order_hinted`]).
+    /// the next ([`Model::exists_fence_sc_order`]).
     fence_hint: Vec<EventId>,
     /// Spare thread states, reused for what a node saves for its children
     /// (no allocation per node once the search is deep enough).

@@ -1,0 +1,318 @@
+//! The existential Fence-SC order (8.9.3): whether some total order of the
+//! `fence.sc` events of a graph makes it consistent, and which.
+//!
+//! The order is no part of an execution's identity (executions are counted
+//! by reads-from and coherence), so no explorer branches on it: the model
+//! answers "is there one" ([`exists_order`], [`exists_order_hinted`],
+//! [`first_order_with`]) and leaves the order it found in
+//! [`Execution::fence_sc`].
+//!
+//! Every search here relies on one fact: consistency is anti-monotone in
+//! the Fence-SC pairs. A pair `F1 -> F2` of the order only adds
+//! synchronization (8.9.4 item 1), hence base causality and causality
+//! (8.9.5) and the coherence edges causality forces (8.10.1); every axiom
+//! of 8.10 only forbids, and Fence-SC's own (8.10.2) only for ordered pairs.
+//! So a graph inconsistent with some pairs is inconsistent with every order
+//! containing them, in particular with none ordered, and a partial order
+//! rejected prunes every total order extending it.
+//!
+//! The hinted search ([`exists_order_hinted`], what an explorer asks at
+//! each node) tries, in turn: the order found for an earlier graph (the
+//! hint); then, with the relations of the graph with no Fence-SC pair
+//! (inconsistent there: no order can help), an order read off those
+//! relations ([`preferred_order`]); and only when both fail the exact
+//! search over prefixes. Each candidate is decided by the full check, so
+//! the first two steps only choose which orders are tried first: the answer
+//! is the exact search's (`docs/model-notes.md`, "Fence-SC order").
+
+use super::{check_full, consistent_with, fast};
+use crate::event::EventId;
+use crate::execution::Execution;
+use smallvec::SmallVec;
+
+/// The `fence.sc` events of `exec`, in id order.
+fn fences(exec: &Execution) -> Vec<EventId> {
+    exec.ids()
+        .filter(|&e| exec.event(e).is_fence_sc())
+        .collect()
+}
+
+/// Whether `ok` accepts `exec` with some Fence-SC order (8.9.3), a total
+/// order of its `fence.sc` events; the first such order in lexicographic
+/// order of event ids is left in `exec.fence_sc()` when it does.
+///
+/// No enumeration of the k! orders: a depth-first search over the prefixes of
+/// the order, each tried as a partial order ([`Execution::fence_sc_prefix`]:
+/// the prefix ordered, every prefix fence before the rest, the rest
+/// unordered). `ok` must be anti-monotone in the Fence-SC pairs, as
+/// consistency is (module documentation), so a prefix rejected as a partial
+/// order has no total order extending it accepted, and its subtree is
+/// pruned.
+pub(crate) fn exists_order(exec: &mut Execution, ok: &mut dyn FnMut(&Execution) -> bool) -> bool {
+    exec.set_fence_sc(fences(exec));
+    let found = extend_order(exec, 0, ok);
+    exec.set_fence_sc_prefix(None);
+    found
+}
+
+/// The search of [`exists_order`] below the prefix `exec.fence_sc()[..p]`; the
+/// fences after it are in id order on entry, and again on return when no
+/// order is found.
+fn extend_order(exec: &mut Execution, p: usize, ok: &mut dyn FnMut(&Execution) -> bool) -> bool {
+    let n = exec.fence_sc().len();
+    let total = n <= p + 1;
+    exec.set_fence_sc_prefix(if total { None } else { Some(p) });
+    if !ok(exec) {
+        return false;
+    }
+    if total {
+        return true;
+    }
+    for i in p..n {
+        // Fence `i` next, the others after it still in id order.
+        exec.move_fence_sc(i, p);
+        if extend_order(exec, p + 1, ok) {
+            return true;
+        }
+        exec.move_fence_sc(p, i);
+    }
+    false
+}
+
+/// The fences of `exec` in the order of `hint` (those it names), then the
+/// others in id order.
+fn hinted(exec: &Execution, hint: &[EventId]) -> Vec<EventId> {
+    let all = fences(exec);
+    let mut order: Vec<EventId> = Vec::with_capacity(all.len());
+    for &f in hint {
+        if all.binary_search(&f).is_ok() && !order.contains(&f) {
+            order.push(f);
+        }
+    }
+    for &f in &all {
+        if !order.contains(&f) {
+            order.push(f);
+        }
+    }
+    order
+}
+
+/// [`exists_order`] for a caller that needs only the answer, not the first
+/// order, with `ok` deciding a candidate: `hint` (an order found for an
+/// earlier graph, say) is tried first, as a total order of the fences of
+/// `exec` that it names, then the others in id order; the search runs only
+/// when `ok` rejects it. `hint` gets the order found.
+pub(crate) fn exists_order_hinted_with(
+    exec: &mut Execution,
+    hint: &mut Vec<EventId>,
+    ok: &mut dyn FnMut(&Execution) -> bool,
+) -> bool {
+    exec.set_fence_sc(hinted(exec, hint));
+    exec.set_fence_sc_prefix(None);
+    let found = ok(exec) || exists_order(exec, ok);
+    if found {
+        hint.clear();
+        hint.extend_from_slice(exec.fence_sc());
+    }
+    found
+}
+
+/// [`exists_order_hinted_with`] on the statics `st` of `exec`'s events (the
+/// chapter-8 model's, kept up to date by an explorer), `d` scratch: the
+/// hint, then [`preferred_order`], then the exact search
+/// ([`first_order_with`]), each decided by [`consistent_with`].
+pub(crate) fn exists_order_hinted(
+    exec: &mut Execution,
+    hint: &mut Vec<EventId>,
+    st: &fast::Statics,
+    d: &mut fast::Derived,
+) -> bool {
+    exec.set_fence_sc(hinted(exec, hint));
+    exec.set_fence_sc_prefix(None);
+    let mut found = consistent_with(exec, st, d);
+    if !found {
+        let tried = exec.take_fence_sc();
+        // No Fence-SC pair: the least synchronization any order gives.
+        match fast::decide(exec, st, d) {
+            fast::Decision::Inconsistent => {
+                debug_assert!(check_full(exec).is_err(), "fast path disagrees");
+                return false;
+            }
+            fast::Decision::Consistent => {
+                if let Some(order) = preferred_order(exec, d, &tried) {
+                    if order != tried {
+                        exec.set_fence_sc(order);
+                        found = consistent_with(exec, st, d);
+                    }
+                }
+            }
+            fast::Decision::Unknown => {}
+        }
+        if !found {
+            found = first_order_with(exec, st, d);
+        }
+    }
+    if found {
+        hint.clear();
+        hint.extend_from_slice(exec.fence_sc());
+    }
+    found
+}
+
+/// A total order of the `fence.sc` events of `exec` likely to be consistent,
+/// read off `d`, the relations of `exec` found consistent with no Fence-SC
+/// pair; `tried` (a total order of them) breaks ties. `F` goes before `G`
+/// when `F` precedes `G` in base causality (8.10.2 leaves no choice), or
+/// when `G` before `F` would make a read that `F` precedes in base causality
+/// from-read a write that precedes `G` in base causality (8.9.7 item 3), and
+/// `F` before `G` would not do the same the other way: that read would then
+/// from-read a write that precedes it in causality (`W -> G -> F -> R`,
+/// 8.9.4 item 1, 8.9.5), which the Causality axiom forbids in the direct
+/// cases (8.10.6). The orders within a cycle of these preferences, if any,
+/// follow `tried`. Only a guess: the caller decides it. `None` when the
+/// relations are not at hand for every event.
+fn preferred_order(exec: &Execution, d: &fast::Derived, tried: &[EventId]) -> Option<Vec<EventId>> {
+    let n = exec.len();
+    let k = tried.len();
+    let words = n.div_ceil(64);
+    let row = |x: usize| -> Option<&[u64]> {
+        let r = d.base_row(x);
+        (r.len() >= words).then_some(r)
+    };
+    let has = |r: &[u64], y: usize| r[y / 64] >> (y % 64) & 1 == 1;
+    // `fr_after[g]`: the writes from-read by a read `g` precedes.
+    let mut fr_after: Vec<SmallVec<[u64; 2]>> = Vec::with_capacity(k);
+    for &g in tried {
+        let after = row(g.index())?;
+        let mut set: SmallVec<[u64; 2]> = smallvec::smallvec![0; words];
+        for r in exec.ids() {
+            if !exec.event(r).is_read() || !has(after, r.index()) {
+                continue;
+            }
+            let Some(w0) = exec.rf().get(r.index()).copied().flatten() else {
+                continue;
+            };
+            let co = d.co_row(w0.index());
+            for (s, c) in set.iter_mut().zip(co) {
+                *s |= c;
+            }
+        }
+        fr_after.push(set);
+    }
+    // `bad[i][j]`: fence `i` before fence `j` (positions in `tried`) breaks
+    // Causality in the way above.
+    let before = |a: usize, b: usize| -> Option<bool> {
+        let f = tried[a].index();
+        let set = &fr_after[b];
+        for (wi, &word) in set.iter().enumerate() {
+            let mut m = word;
+            while m != 0 {
+                let w = wi * 64 + m.trailing_zeros() as usize;
+                m &= m - 1;
+                if w < n && has(row(w)?, f) {
+                    return Some(true);
+                }
+            }
+        }
+        Some(false)
+    };
+    // `pred[j]`: the fences that go before fence `j`.
+    let mut pred: Vec<SmallVec<[usize; 8]>> = vec![SmallVec::new(); k];
+    for a in 0..k {
+        for b in a + 1..k {
+            let (fa, fb) = (tried[a].index(), tried[b].index());
+            let a_first = has(row(fa)?, fb) || (before(b, a)? && !before(a, b)?);
+            let b_first = has(row(fb)?, fa) || (before(a, b)? && !before(b, a)?);
+            match (a_first, b_first) {
+                (true, false) => pred[b].push(a),
+                (false, true) => pred[a].push(b),
+                _ => {}
+            }
+        }
+    }
+    // Placed one at a time: the first in `tried` whose predecessors are
+    // all placed, or, in a cycle, the first in `tried`.
+    let mut placed = vec![false; k];
+    let mut order = Vec::with_capacity(k);
+    for _ in 0..k {
+        let ready = (0..k).find(|&j| !placed[j] && pred[j].iter().all(|&i| placed[i]));
+        let j = ready.or_else(|| (0..k).find(|&j| !placed[j]))?;
+        placed[j] = true;
+        order.push(tried[j]);
+    }
+    Some(order)
+}
+
+/// [`exists_order`] with [`consistent_with`] on the statics `st` of `exec`'s
+/// events, `d` scratch: the same search, in the same order, so the same
+/// first order is found, but a fence whose place next is certainly
+/// inconsistent ([`fast::fence_sc_next_fails`], read off the relations of
+/// the prefix) is not tried.
+pub(crate) fn first_order_with(
+    exec: &mut Execution,
+    st: &fast::Statics,
+    d: &mut fast::Derived,
+) -> bool {
+    exec.set_fence_sc(fences(exec));
+    let found = extend_order_fast(exec, 0, st, d);
+    exec.set_fence_sc_prefix(None);
+    found
+}
+
+/// The search of [`first_order_with`] below the prefix `exec.fence_sc()[..p]`.
+fn extend_order_fast(
+    exec: &mut Execution,
+    p: usize,
+    st: &fast::Statics,
+    d: &mut fast::Derived,
+) -> bool {
+    let n = exec.fence_sc().len();
+    let total = n <= p + 1;
+    exec.set_fence_sc_prefix(if total { None } else { Some(p) });
+    let decision = fast::decide(exec, st, d);
+    let ok = match decision {
+        fast::Decision::Consistent => true,
+        fast::Decision::Inconsistent => false,
+        fast::Decision::Unknown => check_full(exec).is_ok(),
+    };
+    debug_assert_eq!(ok, check_full(exec).is_ok(), "fast path disagrees");
+    if !ok {
+        return false;
+    }
+    if total {
+        return true;
+    }
+    // Decided before the search below overwrites `d`.
+    let fails: SmallVec<[bool; 16]> = (p..n)
+        .map(|i| {
+            decision == fast::Decision::Consistent
+                && fast::fence_sc_next_fails(st, d, exec.fence_sc()[i], &exec.fence_sc()[p..])
+        })
+        .collect();
+    for i in p..n {
+        if fails[i - p] {
+            continue;
+        }
+        exec.move_fence_sc(i, p);
+        if extend_order_fast(exec, p + 1, st, d) {
+            return true;
+        }
+        exec.move_fence_sc(p, i);
+    }
+    false
+}
+
+/// [`exists_order`] with [`super::consistent`], the first order left in
+/// `exec.fence_sc()`: with two `fence.sc` or more, every order tried is
+/// decided on the statics of `exec`'s events matched once for the whole
+/// search (the statics the explorer handed over, or built once), not once
+/// per order.
+pub(crate) fn first_consistent_order(exec: &mut Execution) -> bool {
+    let count = exec.events().iter().filter(|e| e.is_fence_sc()).count();
+    if count >= 2 {
+        if let Some(found) = fast::with_statics_mut(exec, first_order_with) {
+            return found;
+        }
+    }
+    exists_order(exec, &mut super::consistent)
+}
