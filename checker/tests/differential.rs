@@ -27,6 +27,8 @@
 mod common;
 mod gen;
 
+use gen::compare::env_num;
+
 use common::litmus_files;
 use ptxmc_checker::{check, Options, Report, Status, Strategy};
 use std::collections::BTreeMap;
@@ -41,14 +43,6 @@ const DEFAULT_CASES: usize = if cfg!(debug_assertions) { 40 } else { 500 };
 
 fn workers() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().min(8))
-}
-
-fn env_num(name: &str) -> Option<u64> {
-    let v = std::env::var(name).ok()?;
-    match v.trim().parse() {
-        Ok(n) => Some(n),
-        Err(_) => panic!("{name}={v:?} is not a number"),
-    }
 }
 
 /// What comparing the two explorers on one test gave.

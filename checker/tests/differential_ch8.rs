@@ -18,22 +18,15 @@
 #[path = "gen/mod.rs"]
 mod gen;
 
+use gen::compare::{differences, env_num, run};
 use gen::Rng;
-use ptxmc_checker::{check, Options, Report, Status, Strategy};
+use ptxmc_checker::{Report, Status, Strategy};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
 const DEFAULT_CASES: usize = if cfg!(debug_assertions) { 30 } else { 300 };
-
-fn env_num(name: &str) -> Option<u64> {
-    let v = std::env::var(name).ok()?;
-    match v.trim().parse() {
-        Ok(n) => Some(n),
-        Err(_) => panic!("{name}={v:?} is not a number"),
-    }
-}
 
 /// What a generated program may use besides plain accesses.
 #[derive(Copy, Clone)]
@@ -376,68 +369,6 @@ fn generate(seed: u64) -> String {
     let q = rng.pick(&["exists", "~exists", "forall"]);
     out.push_str(&format!("{q} ({})\n", atoms[..k].join(" /\\ ")));
     out
-}
-
-fn run(test: &ptxmc_frontend::ir::Test, strategy: Strategy, timeout: Duration) -> Report {
-    check(
-        test,
-        &Options {
-            strategy,
-            timeout: Some(timeout),
-            check_duplicates: true,
-            ..Options::default()
-        },
-    )
-}
-
-/// What differs between the two reports (empty: they agree).
-fn differences(b: &Report, d: &Report) -> Vec<String> {
-    if b.status != d.status {
-        return vec![format!("status: brute {:?}, dpor {:?}", b.status, d.status)];
-    }
-    let mut diffs = Vec::new();
-    for (name, r) in [("brute", b), ("dpor", d)] {
-        if r.stats.duplicates != 0 {
-            diffs.push(format!("{name}: {} duplicates", r.stats.duplicates));
-        }
-    }
-    if matches!(b.status, Status::Unsupported(_)) {
-        return diffs;
-    }
-    let pairs = [
-        (
-            "states",
-            format!("{:?}", b.states),
-            format!("{:?}", d.states),
-        ),
-        (
-            "counts",
-            format!("{} {}", b.positive, b.negative),
-            format!("{} {}", d.positive, d.negative),
-        ),
-        (
-            "verdicts",
-            format!("{} {}", b.condition_holds, b.liveness_holds),
-            format!("{} {}", d.condition_holds, d.liveness_holds),
-        ),
-        (
-            "executions",
-            format!(
-                "{} {} {}",
-                b.stats.executions, b.stats.blocked, b.stats.bound_hits
-            ),
-            format!(
-                "{} {} {}",
-                d.stats.executions, d.stats.blocked, d.stats.bound_hits
-            ),
-        ),
-    ];
-    for (what, x, y) in pairs {
-        if x != y {
-            diffs.push(format!("{what}: brute {x}, dpor {y}"));
-        }
-    }
-    diffs
 }
 
 #[test]

@@ -30,6 +30,8 @@
 
 #![allow(dead_code)]
 
+pub mod compare;
+
 use std::fmt::Write;
 
 /// xorshift64* seeded through splitmix64: tiny, deterministic, no dependency.
