@@ -302,41 +302,6 @@ impl Statics {
     }
 }
 
-/// What statics hold, width-free (each set as `ceil(n / 64)` words), to
-/// compare statics of any widths.
-#[cfg(test)]
-pub(super) type Snapshot = (
-    usize,
-    Vec<Option<statics::Attr>>,
-    Vec<Vec<EventId>>,
-    Vec<Vec<Vec<u64>>>,
-    Vec<Vec<u64>>,
-);
-
-#[cfg(test)]
-impl Statics {
-    /// Whether every event with a release pattern is in `rel_firsts`.
-    pub(super) fn rel_firsts_cover(&self) -> bool {
-        each_width!(AnyStatics, &self.s, s => {
-            (0..s.n).all(|a| s.rel_writes[a].is_empty() || s.rel_firsts.has(a))
-        })
-    }
-
-    pub(super) fn snapshot(&self) -> Snapshot {
-        each_width!(AnyStatics, &self.s, s => {
-            let words = s.n.div_ceil(64);
-            let cut = |x: &Set<_>| x.0[..words].to_vec();
-            (
-                s.n,
-                s.attrs.clone(),
-                s.threads.clone(),
-                s.relations().iter().map(|r| r[..s.n].iter().map(cut).collect()).collect(),
-                s.masks().iter().map(cut).collect(),
-            )
-        })
-    }
-}
-
 /// Relations at each width.
 #[derive(Clone)]
 enum AnyDerived {
@@ -802,3 +767,7 @@ pub(crate) fn offer(exec: &Execution, st: &Statics, d: &Derived) {
         }
     });
 }
+
+// After `each_width!`, which it uses.
+#[cfg(test)]
+mod snapshot;
