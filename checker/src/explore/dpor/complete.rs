@@ -122,15 +122,7 @@ impl<'a> Dpor<'a> {
     /// `finish` would fold in exactly that ([`outcome::final_memories`]).
     /// `None` when the case is not that one.
     pub(super) fn finish_fast(&self, s: &State, w: &mut Worker) -> Option<Res> {
-        if s.barriers > 0
-            || s.fences_sc > 1
-            || w.out.wants_witness()
-            || w.out.checks_sizes()
-            || !s
-                .runs
-                .iter()
-                .all(|r| matches!(r, Run::Ended(Ending::Done) | Run::Running))
-        {
+        if s.fences_sc > 1 || !Self::one_valuation_case(s, w) {
             return None;
         }
         let mut mem: SmallVec<[i64; 8]> = SmallVec::from_slice(&self.init_mem);
@@ -162,14 +154,7 @@ impl<'a> Dpor<'a> {
     /// witness, undefined behaviour, fairness of spins) applies here. `None`
     /// when the case is not that one.
     pub(super) fn finish_any_fence_sc_order(&self, s: &State, w: &mut Worker) -> Option<Res> {
-        if s.barriers > 0
-            || w.out.wants_witness()
-            || w.out.checks_sizes()
-            || !s
-                .runs
-                .iter()
-                .all(|r| matches!(r, Run::Ended(Ending::Done) | Run::Running))
-        {
+        if !Self::one_valuation_case(s, w) {
             return None;
         }
         debug_assert!(
@@ -184,6 +169,19 @@ impl<'a> Dpor<'a> {
             }
         }
         Some(self.fold_final(s, w, &mem))
+    }
+
+    /// What both shortcuts to one final valuation need ([`Self::finish_fast`],
+    /// [`Self::finish_any_fence_sc_order`]): every thread ran to its end or
+    /// is still running, no barrier, no witness wanted, no check for
+    /// undefined behaviour.
+    fn one_valuation_case(s: &State, w: &Worker) -> bool {
+        s.barriers == 0
+            && !w.out.wants_witness()
+            && !w.out.checks_sizes()
+            && s.runs
+                .iter()
+                .all(|r| matches!(r, Run::Ended(Ending::Done) | Run::Running))
     }
 
     /// The write of location `p` maximal in the coherence every Fence-SC
