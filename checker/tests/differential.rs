@@ -27,9 +27,8 @@
 mod common;
 mod gen;
 
-use gen::compare::env_num;
-
 use common::litmus_files;
+use gen::compare::env_num;
 use ptxmc_checker::{check, Options, Report, Status, Strategy};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

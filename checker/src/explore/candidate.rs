@@ -296,7 +296,7 @@ pub(crate) fn finish(
 /// barrier synchronization extends: the explorer's edges and the initial
 /// writes before every other write of their location (8.9.6), closed
 /// transitively.
-pub(crate) fn common_coherence(exec: &Execution) -> BitMatrix {
+fn common_coherence(exec: &Execution) -> BitMatrix {
     let mut co = exec.co().clone();
     for i in exec.ids().filter(|&i| exec.event(i).is_init()) {
         let loc = exec.event(i).loc().map(|l| l.phys);

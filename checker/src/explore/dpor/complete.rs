@@ -144,7 +144,7 @@ impl<'a> Dpor<'a> {
     /// ran to its end, no barrier, no witness wanted, no check for undefined
     /// behaviour, and every location whose final value is observed has one
     /// write maximal in the coherence every Fence-SC order shares
-    /// ([`candidate::common_coherence`]: the explorer's edges, initial writes
+    /// (`candidate::common_coherence`: the explorer's edges, initial writes
     /// first). Then `finish` finds some order (the same existence question,
     /// decided by an exact search), and folds in one valuation: the final
     /// values it reads off ([`outcome::final_memories`]) are the values of
@@ -185,7 +185,7 @@ impl<'a> Dpor<'a> {
     }
 
     /// The write of location `p` maximal in the coherence every Fence-SC
-    /// order shares ([`candidate::common_coherence`], the transitive closure
+    /// order shares (`candidate::common_coherence`, the transitive closure
     /// of the explorer's edges and of the initial write before the other
     /// writes): `Some(None)` when no write is (a cycle), `None` when several
     /// are or when a path could leave the writes of `p`. A write is maximal
