@@ -62,20 +62,26 @@ impl Dpor<'_> {
         if !init && !chain {
             return false;
         }
-        s.waiting.iter().chain(&s.pending).any(|&q| {
-            let qe = s.exec.event(q);
-            let (Some(qt), Some(ql)) = (qe.thread, qe.loc()) else {
-                return false;
-            };
-            ql.phys.index() == phys
-                && (0..s.runs.len()).all(|t| {
-                    !self.later_writer(s, t, qt.index(), qe, phys)
-                        || self.writers[t].get(phys).is_some_and(|ws| {
-                            ws.iter()
-                                .all(|x| model::morally_strong_events(x, e, s.exec.placements()))
-                        })
-                })
-        })
+        // (Not an awaiting read: it may hang instead.)
+        s.waiting
+            .iter()
+            .filter(|q| !s.awaiting.contains(q))
+            .chain(&s.pending)
+            .any(|&q| {
+                let qe = s.exec.event(q);
+                let (Some(qt), Some(ql)) = (qe.thread, qe.loc()) else {
+                    return false;
+                };
+                ql.phys.index() == phys
+                    && (0..s.runs.len()).all(|t| {
+                        !self.later_writer(s, t, qt.index(), qe, phys)
+                            || self.writers[t].get(phys).is_some_and(|ws| {
+                                ws.iter().all(|x| {
+                                    model::morally_strong_events(x, e, s.exec.placements())
+                                })
+                            })
+                    })
+            })
     }
 }
 
@@ -232,6 +238,14 @@ fn read_may_stay(exec: &Execution, r: EventId) -> bool {
     let Some(w) = exec.rf().get(r.index()).copied().flatten() else {
         return true;
     };
+    may_stay_on(exec, r, w)
+}
+
+/// Whether the read `r` may keep reading `w` forever in some completion of
+/// `exec`: no write of the graph comes after `w` in every coherence order
+/// and is bound to become visible to `r` (moral strength, 8.7, or
+/// eventual visibility across proxies, 8.6.1).
+pub(super) fn may_stay_on(exec: &Execution, r: EventId, w: EventId) -> bool {
     !exec
         .ids()
         .any(|w2| releases(exec, r, w, w2) && coherence_before(exec, w, w2))

@@ -103,6 +103,7 @@
 //! number of threads. Time and execution limits are shared: the first worker
 //! to reach one stops the others.
 
+mod awaits;
 mod complete;
 mod exits;
 mod fairness;
@@ -173,6 +174,11 @@ struct State {
     /// Reads waiting for a write not yet added, each stopping its thread
     /// ([`Run::Waiting`]).
     waiting: Vec<EventId>,
+    /// The waiting reads that *await* (`fairness.rs`, [`Dpor::hang`]): reads
+    /// of a spin loop whose failing values are not given by writes as they
+    /// are added but read, as a hang, once no thread can go on.
+    // invariant: a subset of `waiting`.
+    awaiting: Vec<EventId>,
     /// Barrier events in the graph.
     barriers: usize,
     /// `fence.sc` events in the graph.
@@ -519,6 +525,7 @@ impl<'a> Dpor<'a> {
             runs: vec![Run::Running; self.codes.len()],
             pending: Vec::new(),
             waiting: Vec::new(),
+            awaiting: Vec::new(),
             barriers: 0,
             fences_sc: 0,
             spinning: 0,

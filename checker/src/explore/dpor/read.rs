@@ -67,6 +67,26 @@ impl<'a> Dpor<'a> {
         let incremental = parent.is_some() && s.model.follows(&s.exec);
         let was_rmw = s.exec.event(id).is_rmw();
         let stale_checked = self.checks_stale_reads(w, t, s.exec.event(id).instr as usize);
+        // A read of a spin loop that a later write may serve *awaits*: the
+        // writes whose value makes its iteration fail are no child now (nor
+        // given by writes as they are added); the thread stops at the read,
+        // and reads one of them, as a hang, only once no thread can go on
+        // ([`Self::hang`]). So the graphs where the thread hangs and those
+        // where a later write releases it share one subtree.
+        let awaits = stale_checked && choices.iter().any(|c| matches!(c, Source::Later));
+        if awaits {
+            let mut kept: SmallVec<[Source; 16]> = SmallVec::new();
+            for &c in &choices {
+                let fails = match c {
+                    Source::Write(_, v) => self.spin_fails(s, t, &node_state, id, v),
+                    _ => false,
+                };
+                if !fails {
+                    kept.push(c);
+                }
+            }
+            choices = kept;
+        }
         let read_settles = s.model.private_read_keeps_consistent(&s.exec, id, private);
         let r = self.branch(s, w, parts, &choices, &|this, s, w, &src, parts| {
             let value = match src {
@@ -82,7 +102,12 @@ impl<'a> Dpor<'a> {
             match src {
                 Source::Write(src, _) => s.exec.set_rf(id, Some(src)),
                 Source::Value(_) => s.pending.push(id),
-                Source::Later => s.waiting.push(id),
+                Source::Later => {
+                    s.waiting.push(id);
+                    if awaits {
+                        s.awaiting.push(id);
+                    }
+                }
             }
             // A failing spin iteration reading a write that can no longer
             // stay coherence-last for it: no child ([`Self::stale_spin_read`]).
@@ -128,6 +153,9 @@ impl<'a> Dpor<'a> {
                 }
                 Source::Later => {
                     s.waiting.pop();
+                    if awaits {
+                        s.awaiting.pop();
+                    }
                 }
             }
             r

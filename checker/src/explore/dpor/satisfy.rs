@@ -463,6 +463,14 @@ impl Dpor<'_> {
         let mut groups: SmallVec<[(usize, Readers); 4]> = SmallVec::new();
         for &(r, _, phys, may) in &reads {
             let eligible = may & runs;
+            // An awaiting read needs no later write while it may hang on one
+            // of the graph ([`Self::may_hang`]), and takes part in no demand.
+            if s.awaiting.contains(&r) {
+                if eligible == 0 && !self.may_hang(s, r) {
+                    return false;
+                }
+                continue;
+            }
             if eligible == 0 {
                 return false;
             }

@@ -42,6 +42,18 @@ impl<'a> Dpor<'a> {
             .filter(|&r| !self.never_unblocked(s, r))
             .min_by_key(|&r| s.exec.event(r).thread.map_or(usize::MAX, |t| t.index()));
         let Some(r) = first else {
+            // No thread can go on again: awaiting reads hang, one by one
+            // ([`Self::hang`]); a read that needs a later write never gets it.
+            if s.waiting.iter().all(|r| s.awaiting.contains(r)) {
+                let first = s
+                    .awaiting
+                    .iter()
+                    .copied()
+                    .min_by_key(|&r| s.exec.event(r).thread.map_or(usize::MAX, |t| t.index()));
+                if let Some(r) = first {
+                    return self.hang(s, w, r, parts);
+                }
+            }
             w.out.stats.pruned += 1;
             return Ok(());
         };
@@ -53,12 +65,20 @@ impl<'a> Dpor<'a> {
             .future_values(s, s.exec.event(r), excluded)
             .into_iter()
             .collect();
+        // An awaiting read may also hang on a write already added: its
+        // children after those that commit it.
+        let awaits = s.awaiting.contains(&r);
         if values.is_empty() {
+            if awaits {
+                return self.hang(s, w, r, parts);
+            }
             w.out.stats.pruned += 1;
             return Ok(());
         }
         let waiting = s.waiting.clone();
+        let awaiting = s.awaiting.clone();
         s.waiting.retain(|&x| x != r);
+        s.awaiting.retain(|&x| x != r);
         s.pending.push(r);
         s.runs[rt] = Run::Running;
         let saved = s.save(rt);
@@ -92,7 +112,12 @@ impl<'a> Dpor<'a> {
         s.runs[rt] = Run::Waiting(r);
         s.pending.pop();
         s.waiting = waiting;
+        s.awaiting = awaiting;
         set_read_value(s, r, 0, was);
+        if awaits {
+            res?;
+            return self.hang(s, w, r, parts);
+        }
         res
     }
 

@@ -50,6 +50,18 @@ impl<'a> Dpor<'a> {
                 s.exec.event(r).loc().is_some_and(|l| l.phys == loc.phys)
             }))
             .collect();
+        // An awaiting read takes only a value that lets its thread leave the
+        // iteration ([`Self::awaiting_takes`]).
+        let mut readers = readers;
+        if !s.awaiting.is_empty() {
+            let mut kept = Vec::with_capacity(readers.len());
+            for r in readers {
+                if !s.awaiting.contains(&r) || self.awaiting_takes(s, r, value) {
+                    kept.push(r);
+                }
+            }
+            readers = kept;
+        }
         // Those that precede it whatever its position, when the positions
         // would not fit in a mask (or `forced` is not known), get their edge
         // at once; positions range over the others.

@@ -1,0 +1,148 @@
+//! Awaiting reads: a read of a side-effect-free spin loop whose failing
+//! values are read only once no thread can go on (`docs/model-notes.md`,
+//! "Waits").
+//!
+//! A read of a spin loop reads a write whose value either lets its thread
+//! leave the iteration (an *exit*) or makes it take the back edge, so the
+//! thread blocks there (a *hang*, which counts for liveness only when fair,
+//! 8.6.1, 8.7). Built as an ordinary read, the hang on a write already in
+//! the graph is a child of its own: the other threads then run in that
+//! child and again in the one where the read waits for a later write, and
+//! the hang child is discarded as soon as a releasing write is added
+//! (`fairness.rs`), after the other threads ran once more for nothing.
+//!
+//! An awaiting read ([`super::State::awaiting`]) makes one child for both:
+//! it reads the existing writes whose value exits (as any read), and
+//! otherwise stops its thread ([`super::Run::Waiting`]). A write added later
+//! may give it its value only when that value exits
+//! ([`Dpor::awaiting_takes`]). Once no thread can go on
+//! ([`Dpor::unblock`]), an awaiting read hangs on each write of the final
+//! graph whose value fails ([`Dpor::hang`]), each a child that the fairness
+//! check judges at once. Each graph is still produced once: a read's writer
+//! with an exiting value is chosen when the read or the writer is added, as
+//! for every read; one with a failing value only at the hang.
+
+use super::fairness::may_stay_on;
+use super::*;
+
+impl Dpor<'_> {
+    /// Whether thread `t`, stopped at its read `r` in state `before`, takes
+    /// the back edge of a spin loop (blocks) when `r` reads `value`.
+    pub(super) fn spin_fails(
+        &self,
+        s: &mut State,
+        t: usize,
+        before: &ThreadState<i64>,
+        r: EventId,
+        value: i64,
+    ) -> bool {
+        self.fails_in(&mut s.spare_states, t, before, r, value)
+    }
+
+    /// [`Self::spin_fails`], with a scratch state from `spare`.
+    fn fails_in(
+        &self,
+        spare: &mut Vec<ThreadState<i64>>,
+        t: usize,
+        before: &ThreadState<i64>,
+        r: EventId,
+        value: i64,
+    ) -> bool {
+        let mut st = match spare.pop() {
+            Some(mut x) => {
+                x.clone_from(before);
+                x
+            }
+            None => before.clone(),
+        };
+        st.commit(r, Some(value));
+        let blocked = matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin));
+        spare.push(st);
+        blocked
+    }
+
+    /// Whether the awaiting read `r` (of a waiting thread) may be given a
+    /// write of `value` as it is added: when the value lets the thread leave
+    /// the iteration. A failing value is read only as a hang ([`Self::hang`]).
+    pub(super) fn awaiting_takes(&self, s: &mut State, r: EventId, value: i64) -> bool {
+        let Some(rt) = s.exec.event(r).thread.map(|t| t.index()) else {
+            return true;
+        };
+        !self.fails_in(&mut s.spare_states, rt, &s.states[rt], r, value)
+    }
+
+    /// The writes of the graph the awaiting read `r` may hang on: those
+    /// whose value makes its iteration fail and that no write of the graph
+    /// certainly releases (`fairness.rs`: coherence-after it and bound to
+    /// become visible to `r`; a write added later only adds releases).
+    fn hangs(
+        &self,
+        s: &State,
+        spare: &mut Vec<ThreadState<i64>>,
+        r: EventId,
+    ) -> SmallVec<[(EventId, i64); 8]> {
+        let ev = s.exec.event(r);
+        let (Some(rt), Some(loc)) = (ev.thread.map(|t| t.index()), ev.loc()) else {
+            return SmallVec::new();
+        };
+        s.exec
+            .ids()
+            .filter_map(|x| match s.exec.event(x).kind {
+                EventKind::Write { loc: l, value, .. } if l.phys == loc.phys => Some((x, value)),
+                _ => None,
+            })
+            .filter(|&(x, v)| {
+                may_stay_on(&s.exec, r, x) && self.fails_in(spare, rt, &s.states[rt], r, v)
+            })
+            .collect()
+    }
+
+    /// Whether the awaiting read `r` may still hang on a write of the graph
+    /// ([`Self::hangs`]); without a later write for it, it must.
+    pub(super) fn may_hang(&self, s: &State, r: EventId) -> bool {
+        !self.hangs(s, &mut Vec::new(), r).is_empty()
+    }
+
+    /// No thread can go on and `r` awaits: it reads, in turn, each write of
+    /// the graph it may hang on, and its thread blocks in the spin (the
+    /// fairness check, [`Self::end_thread`], judges the hang at once).
+    pub(super) fn hang(&self, s: &mut State, w: &mut Worker, r: EventId, parts: usize) -> Res {
+        let Some(rt) = s.exec.event(r).thread.map(|t| t.index()) else {
+            return Ok(());
+        };
+        let mut spare = std::mem::take(&mut s.spare_states);
+        let options = self.hangs(s, &mut spare, r);
+        s.spare_states = spare;
+        if options.is_empty() {
+            w.out.stats.pruned += 1;
+            return Ok(());
+        }
+        let waiting = s.waiting.clone();
+        let awaiting = s.awaiting.clone();
+        s.waiting.retain(|&x| x != r);
+        s.awaiting.retain(|&x| x != r);
+        s.runs[rt] = Run::Running;
+        let saved = s.save(rt);
+        let was = s.exec.event(r).is_rmw();
+        let res = self.branch(s, w, parts, &options, &|this, s, w, &(x, v), parts| {
+            let rmw = saved.pending_rmw_writes(Some(&v));
+            set_read_value(s, r, v, rmw);
+            s.exec.set_rf(r, Some(x));
+            s.model.forget();
+            s.states[rt].clone_from(&saved);
+            s.states[rt].commit(r, Some(v));
+            let res = this.visit(s, w, true, parts);
+            s.exec.set_rf(r, None);
+            s.model.forget();
+            res
+        });
+        s.states[rt].clone_from(&saved);
+        s.recycle(saved);
+        s.runs[rt] = Run::Waiting(r);
+        s.waiting = waiting;
+        s.awaiting = awaiting;
+        set_read_value(s, r, 0, was);
+        s.model.forget();
+        res
+    }
+}
