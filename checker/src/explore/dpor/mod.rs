@@ -107,6 +107,7 @@ mod awaits;
 mod complete;
 mod exits;
 mod fairness;
+mod memo;
 mod read;
 mod satisfy;
 mod schedule;
@@ -179,6 +180,9 @@ struct State {
     /// are added but read, as a hang, once no thread can go on.
     // invariant: a subset of `waiting`.
     awaiting: Vec<EventId>,
+    /// `writes_made[t][p]`: the writes of thread `t` to `p` in the graph.
+    // invariant: counts the write events of `exec`, by thread and location.
+    writes_made: Vec<Vec<u32>>,
     /// Barrier events in the graph.
     barriers: usize,
     /// `fence.sc` events in the graph.
@@ -324,6 +328,8 @@ pub(crate) struct Dpor<'a> {
     rmw_chains: std::sync::OnceLock<Vec<bool>>,
     /// The write instructions of each thread to each location (`exits.rs`).
     write_sites: std::sync::OnceLock<exits::WriteSites>,
+    /// Facts of the code found once per instruction (`memo.rs`).
+    memo: memo::Memo,
     // --- hook of `--split` (`explore/split.rs`) ---
     /// With `Some`, [`Self::branch`] explores only this part's subtrees.
     split: Option<super::split::Split>,
@@ -437,6 +443,7 @@ impl<'a> Dpor<'a> {
             prune_unfair: codes.iter().all(|c| c.loops().iter().all(|l| l.spin)),
             rmw_chains: std::sync::OnceLock::new(),
             write_sites: std::sync::OnceLock::new(),
+            memo: memo::Memo::new(codes),
             split: None,
         }
     }
@@ -526,6 +533,7 @@ impl<'a> Dpor<'a> {
             pending: Vec::new(),
             waiting: Vec::new(),
             awaiting: Vec::new(),
+            writes_made: vec![vec![0; self.init_mem.len()]; self.codes.len()],
             barriers: 0,
             fences_sc: 0,
             spinning: 0,
@@ -693,6 +701,15 @@ fn push_event(s: &mut State, t: usize, mut ev: Event, read_value: Option<i64>) -
     }
     match ev.kind {
         EventKind::Barrier { .. } => s.barriers += 1,
+        EventKind::Write { loc, .. } => {
+            if let Some(n) = s
+                .writes_made
+                .get_mut(t)
+                .and_then(|w| w.get_mut(loc.phys.index()))
+            {
+                *n += 1;
+            }
+        }
         _ if ev.is_fence_sc() => s.fences_sc += 1,
         _ => {}
     }
@@ -718,6 +735,15 @@ fn pop_event(s: &mut State, t: usize) {
     };
     match ev.kind {
         EventKind::Barrier { .. } => s.barriers -= 1,
+        EventKind::Write { loc, .. } => {
+            if let Some(n) = s
+                .writes_made
+                .get_mut(t)
+                .and_then(|w| w.get_mut(loc.phys.index()))
+            {
+                *n -= 1;
+            }
+        }
         _ if ev.is_fence_sc() => s.fences_sc -= 1,
         _ => {}
     }

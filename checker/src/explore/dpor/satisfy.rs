@@ -163,17 +163,11 @@ impl Dpor<'_> {
             let Some(phys) = e.loc().map(|l| l.phys.index()) else {
                 continue;
             };
-            let acquire = s.model.acquires(e);
             // Every write any thread makes to `q`'s location that can let
             // `u` go on synchronizes with `q` when `q` reads it (a thread
             // whose writes there do not keeps the waiter out, even when it
             // makes none any more).
-            if after >> u & 1 == 0
-                && acquire
-                && !self.issues_async[u]
-                && self.never_unblocked(s, q)
-                && self.exit_writes_synchronize(s, e, phys, exit(u, e, phys))
-            {
+            if after >> u & 1 == 0 && self.gate(s, u, e, phys, phys != r_phys) {
                 gated |= 1 << u;
             }
         }
@@ -307,13 +301,12 @@ impl Dpor<'_> {
             .and_then(|m| m.get(phys))
             .copied()
             .unwrap_or(0) as usize;
-        let done = s.exec.threads()[t]
-            .iter()
-            .filter(|&&e| {
-                let ev = s.exec.event(e);
-                ev.is_write() && ev.loc().is_some_and(|l| l.phys.index() == phys)
-            })
-            .count();
+        let done = s
+            .writes_made
+            .get(t)
+            .and_then(|w| w.get(phys))
+            .copied()
+            .unwrap_or(0) as usize;
         max.saturating_sub(done)
     }
 
