@@ -8,6 +8,9 @@ use crate::model::waits::Waits;
 use ptxmc_frontend::ir::VAddrId;
 use std::sync::OnceLock;
 
+/// A read's location (physical, virtual) and its two gate facts.
+type Gate = (usize, VAddrId, [bool; 2]);
+
 /// What is found once per read instruction of each thread.
 pub(super) struct Memo {
     /// `gates[t][pc]`: for the read of instruction `pc` of thread `t`, at
@@ -15,7 +18,7 @@ pub(super) struct Memo {
     /// whether a waiting read of it is gated by the writes that release it
     /// ([`Dpor::gate`]), without and with its CAS exit value.
     // invariant: an entry holds only for a read at that (phys, vaddr).
-    gates: Vec<Vec<OnceLock<(usize, VAddrId, [bool; 2])>>>,
+    gates: Vec<Vec<OnceLock<Gate>>>,
 }
 
 impl Memo {
