@@ -36,19 +36,7 @@ impl Dpor<'_> {
         r: EventId,
         value: i64,
     ) -> bool {
-        self.fails_in(&mut s.spare_states, t, before, r, value)
-    }
-
-    /// [`Self::spin_fails`], with a scratch state from `spare`.
-    fn fails_in(
-        &self,
-        spare: &mut Vec<ThreadState<i64>>,
-        t: usize,
-        before: &ThreadState<i64>,
-        r: EventId,
-        value: i64,
-    ) -> bool {
-        let mut st = match spare.pop() {
+        let mut st = match s.spare_states.pop() {
             Some(mut x) => {
                 x.clone_from(before);
                 x
@@ -57,32 +45,46 @@ impl Dpor<'_> {
         };
         st.commit(r, Some(value));
         let blocked = matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin));
-        spare.push(st);
+        s.recycle(st);
         blocked
     }
 
     /// Whether the awaiting read `r` (of a waiting thread) may be given a
     /// write of `value` as it is added: when the value lets the thread leave
     /// the iteration. A failing value is read only as a hang ([`Self::hang`]).
-    pub(super) fn awaiting_takes(&self, s: &mut State, r: EventId, value: i64) -> bool {
+    pub(super) fn awaiting_takes(&self, s: &State, r: EventId, value: i64) -> bool {
+        !self.awaiting_fails(s, r, value)
+    }
+
+    /// [`Self::spin_fails`] for the awaiting read `r`, whose thread waits in
+    /// the same state as long as `r` awaits: found once per value
+    /// ([`State::await_fails`]).
+    pub(super) fn awaiting_fails(&self, s: &State, r: EventId, value: i64) -> bool {
+        let known = s
+            .await_fails
+            .borrow()
+            .iter()
+            .find(|e| e.0 == r && e.1 == value)
+            .map(|e| e.2);
+        if let Some(fails) = known {
+            return fails;
+        }
         let Some(rt) = s.exec.event(r).thread.map(|t| t.index()) else {
-            return true;
+            return false;
         };
-        !self.fails_in(&mut s.spare_states, rt, &s.states[rt], r, value)
+        let mut st = s.states[rt].clone();
+        st.commit(r, Some(value));
+        let fails = matches!(st.next(&self.codes[rt]), Next::Blocked(BlockReason::Spin));
+        s.await_fails.borrow_mut().push((r, value, fails));
+        fails
     }
 
     /// The writes of the graph the awaiting read `r` may hang on: those
     /// whose value makes its iteration fail and that no write of the graph
     /// certainly releases (`fairness.rs`: coherence-after it and bound to
     /// become visible to `r`; a write added later only adds releases).
-    fn hangs(
-        &self,
-        s: &State,
-        spare: &mut Vec<ThreadState<i64>>,
-        r: EventId,
-    ) -> SmallVec<[(EventId, i64); 8]> {
-        let ev = s.exec.event(r);
-        let (Some(rt), Some(loc)) = (ev.thread.map(|t| t.index()), ev.loc()) else {
+    fn hangs(&self, s: &State, r: EventId) -> SmallVec<[(EventId, i64); 8]> {
+        let Some(loc) = s.exec.event(r).loc() else {
             return SmallVec::new();
         };
         s.exec
@@ -91,16 +93,14 @@ impl Dpor<'_> {
                 EventKind::Write { loc: l, value, .. } if l.phys == loc.phys => Some((x, value)),
                 _ => None,
             })
-            .filter(|&(x, v)| {
-                may_stay_on(&s.exec, r, x) && self.fails_in(spare, rt, &s.states[rt], r, v)
-            })
+            .filter(|&(x, v)| self.awaiting_fails(s, r, v) && may_stay_on(&s.exec, r, x))
             .collect()
     }
 
     /// Whether the awaiting read `r` may still hang on a write of the graph
     /// ([`Self::hangs`]); without a later write for it, it must.
     pub(super) fn may_hang(&self, s: &State, r: EventId) -> bool {
-        !self.hangs(s, &mut Vec::new(), r).is_empty()
+        !self.hangs(s, r).is_empty()
     }
 
     /// No thread can go on and `r` awaits: it reads, in turn, each write of
@@ -110,9 +110,7 @@ impl Dpor<'_> {
         let Some(rt) = s.exec.event(r).thread.map(|t| t.index()) else {
             return Ok(());
         };
-        let mut spare = std::mem::take(&mut s.spare_states);
-        let options = self.hangs(s, &mut spare, r);
-        s.spare_states = spare;
+        let options = self.hangs(s, r);
         if options.is_empty() {
             w.out.stats.pruned += 1;
             return Ok(());

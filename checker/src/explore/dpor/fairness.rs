@@ -15,6 +15,7 @@ use crate::interp::{Next, ThreadState};
 use crate::model;
 use crate::report::BlockReason;
 use ptxmc_frontend::ir::Proxy;
+use smallvec::SmallVec;
 
 impl Dpor<'_> {
     /// Whether every thread of `s` that ended in a spin loop can still be
@@ -246,29 +247,37 @@ fn read_may_stay(exec: &Execution, r: EventId) -> bool {
 /// and is bound to become visible to `r` (moral strength, 8.7, or
 /// eventual visibility across proxies, 8.6.1).
 pub(super) fn may_stay_on(exec: &Execution, r: EventId, w: EventId) -> bool {
-    !exec
-        .ids()
-        .any(|w2| releases(exec, r, w, w2) && coherence_before(exec, w, w2))
+    let after = coherence_after(exec, w);
+    !exec.ids().any(|w2| {
+        after.as_ref().is_none_or(|a| {
+            a.get(w2.index() / 64)
+                .is_some_and(|word| word >> (w2.index() % 64) & 1 == 1)
+        }) && !exec.event(w2).is_init()
+            && releases(exec, r, w, w2)
+    })
 }
 
-/// Whether `a` precedes `b` (another write of its location) in every
-/// coherence order extending the graph: `a` is the initial write, or a
-/// chain of the explorer's coherence edges leads from `a` to `b`.
-fn coherence_before(exec: &Execution, a: EventId, b: EventId) -> bool {
-    if exec.event(a).is_init() {
-        return !exec.event(b).is_init();
+/// The writes that come after `w` in every coherence order extending the
+/// graph, as a set of event indices: a chain of the explorer's coherence
+/// edges leads from `w` to them. `None` when `w` is the initial write:
+/// then every other write of its location (8.9.6).
+fn coherence_after(exec: &Execution, w: EventId) -> Option<SmallVec<[u64; 4]>> {
+    if exec.event(w).is_init() {
+        return None;
     }
-    let mut seen = vec![false; exec.len()];
-    let mut stack = vec![a];
+    let words = exec.len().div_ceil(64);
+    let mut seen: SmallVec<[u64; 4]> = smallvec::smallvec![0; words];
+    let mut stack: SmallVec<[EventId; 16]> = smallvec::smallvec![w];
     while let Some(x) = stack.pop() {
         for y in exec.co().successors(x) {
-            if y == b {
-                return true;
-            }
-            if !std::mem::replace(&mut seen[y.index()], true) {
-                stack.push(y);
+            let (k, bit) = (y.index() / 64, 1u64 << (y.index() % 64));
+            if let Some(word) = seen.get_mut(k) {
+                if *word & bit == 0 {
+                    *word |= bit;
+                    stack.push(y);
+                }
             }
         }
     }
-    false
+    Some(seen)
 }

@@ -180,6 +180,11 @@ struct State {
     /// are added but read, as a hang, once no thread can go on.
     // invariant: a subset of `waiting`.
     awaiting: Vec<EventId>,
+    /// Whether an awaiting read fails with a value, as found so far
+    /// ([`Dpor::awaiting_fails`]): (read, value, fails).
+    // invariant: only for reads in `awaiting` or whose thread is restored to
+    // the state it awaits in; cleared when the read is popped.
+    await_fails: std::cell::RefCell<SmallVec<[(EventId, i64, bool); 8]>>,
     /// `writes_made[t][p]`: the writes of thread `t` to `p` in the graph.
     // invariant: counts the write events of `exec`, by thread and location.
     writes_made: Vec<Vec<u32>>,
@@ -533,6 +538,7 @@ impl<'a> Dpor<'a> {
             pending: Vec::new(),
             waiting: Vec::new(),
             awaiting: Vec::new(),
+            await_fails: Default::default(),
             writes_made: vec![vec![0; self.init_mem.len()]; self.codes.len()],
             barriers: 0,
             fences_sc: 0,

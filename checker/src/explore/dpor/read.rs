@@ -155,6 +155,7 @@ impl<'a> Dpor<'a> {
                     s.waiting.pop();
                     if awaits {
                         s.awaiting.pop();
+                        s.await_fails.get_mut().retain(|e| e.0 != id);
                     }
                 }
             }
