@@ -114,22 +114,24 @@ fn rmw_chains_and_locks_prune_little() {
     // (`Dpor::gated_behind`): 504 and 12,056 pruned graphs before. A
     // failing spin iteration reading a write that can no longer stay
     // coherence-last for it is no child (`Dpor::stale_spin_read`): 125 and
-    // 1,032 before, 79 and 596 with it.
-    cases.push(("ticket-lock-3".into(), family("ticket-lock", 3), 6, 0, 100));
-    cases.push(("ticket-lock-4".into(), family("ticket-lock", 4), 24, 0, 700));
+    // 1,032 before, 79 and 596 with it. A spin read that a later write may
+    // serve awaits (`dpor/awaits.rs`): 60 and 377.
+    cases.push(("ticket-lock-3".into(), family("ticket-lock", 3), 6, 0, 70));
+    cases.push(("ticket-lock-4".into(), family("ticket-lock", 4), 24, 0, 420));
     // Lock holders gate the waiters of a CAS lock (`dpor/exits.rs`): 4,553
     // and 101,727 pruned graphs before; a waiter blocked on the lock word
     // while the holder runs straight to its unlock is unfair at once, and
     // so is one blocked on an RMW chain (`dpor/fairness.rs`): 13,526 before.
     cases.push(("cas-lock-4".into(), family("cas-lock", 4), 24, 0, 400));
     cases.push(("cas-lock-5".into(), family("cas-lock", 5), 120, 0, 2_500));
-    // 9,127 before `Dpor::stale_spin_read`, 5,013 with it.
+    // 9,127 before `Dpor::stale_spin_read`, 5,013 with it, 2,570 with
+    // awaiting reads.
     cases.push((
         "ticket-lock-5".into(),
         family("ticket-lock", 5),
         120,
         0,
-        5_500,
+        2_800,
     ));
     for (name, test, executions, blocked, bound) in cases {
         let opts = Options {
