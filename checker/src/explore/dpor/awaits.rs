@@ -26,6 +26,29 @@ use super::fairness::may_stay_on;
 use super::*;
 
 impl Dpor<'_> {
+    /// Thread `t`'s state `before` (stopped at its read `r`) after `r`
+    /// reads `value` and the thread steps on, in a spare buffer, and whether
+    /// it then takes the back edge of a spin loop (blocks there).
+    pub(super) fn probe_read(
+        &self,
+        s: &mut State,
+        t: usize,
+        before: &ThreadState<i64>,
+        r: EventId,
+        value: i64,
+    ) -> (ThreadState<i64>, bool) {
+        let mut st = match s.spare_states.pop() {
+            Some(mut x) => {
+                x.clone_from(before);
+                x
+            }
+            None => before.clone(),
+        };
+        st.commit(r, Some(value));
+        let blocked = matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin));
+        (st, blocked)
+    }
+
     /// Whether thread `t`, stopped at its read `r` in state `before`, takes
     /// the back edge of a spin loop (blocks) when `r` reads `value`.
     pub(super) fn spin_fails(
@@ -36,15 +59,7 @@ impl Dpor<'_> {
         r: EventId,
         value: i64,
     ) -> bool {
-        let mut st = match s.spare_states.pop() {
-            Some(mut x) => {
-                x.clone_from(before);
-                x
-            }
-            None => before.clone(),
-        };
-        st.commit(r, Some(value));
-        let blocked = matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin));
+        let (st, blocked) = self.probe_read(s, t, before, r, value);
         s.recycle(st);
         blocked
     }
@@ -115,10 +130,7 @@ impl Dpor<'_> {
             w.out.stats.pruned += 1;
             return Ok(());
         }
-        let waiting = s.waiting.clone();
-        let awaiting = s.awaiting.clone();
-        s.waiting.retain(|&x| x != r);
-        s.awaiting.retain(|&x| x != r);
+        let lists = s.stop_waiting(r);
         s.runs[rt] = Run::Running;
         let saved = s.save(rt);
         let was = s.exec.event(r).is_rmw();
@@ -137,8 +149,7 @@ impl Dpor<'_> {
         s.states[rt].clone_from(&saved);
         s.recycle(saved);
         s.runs[rt] = Run::Waiting(r);
-        s.waiting = waiting;
-        s.awaiting = awaiting;
+        s.restore_waiting(lists);
         set_read_value(s, r, 0, was);
         s.model.forget();
         res

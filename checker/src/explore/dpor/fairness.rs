@@ -11,9 +11,8 @@ use super::{Dpor, Run, State};
 use crate::event::EventId;
 use crate::execution::Execution;
 use crate::explore::candidate::{releases, Ending};
-use crate::interp::{Next, ThreadState};
+use crate::interp::ThreadState;
 use crate::model;
-use crate::report::BlockReason;
 use ptxmc_frontend::ir::Proxy;
 use smallvec::SmallVec;
 
@@ -117,15 +116,7 @@ impl Dpor<'_> {
         r: EventId,
         value: i64,
     ) -> bool {
-        let mut st = match s.spare_states.pop() {
-            Some(mut x) => {
-                x.clone_from(before);
-                x
-            }
-            None => before.clone(),
-        };
-        st.commit(r, Some(value));
-        let blocked = matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin));
+        let (st, blocked) = self.probe_read(s, t, before, r, value);
         let stale = blocked && {
             // As in the child: the thread has ended, so it writes nothing
             // more ([`Self::remaining_writes`]).

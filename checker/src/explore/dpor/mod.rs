@@ -227,6 +227,21 @@ impl State {
     fn recycle(&mut self, x: ThreadState<i64>) {
         self.spare_states.push(x);
     }
+
+    /// The waiting and awaiting reads, saved, with `r` no longer among them
+    /// (its thread is about to go on); [`Self::restore_waiting`] puts them back.
+    fn stop_waiting(&mut self, r: EventId) -> (Vec<EventId>, Vec<EventId>) {
+        let saved = (self.waiting.clone(), self.awaiting.clone());
+        self.waiting.retain(|&x| x != r);
+        self.awaiting.retain(|&x| x != r);
+        saved
+    }
+
+    /// Undoes [`Self::stop_waiting`].
+    fn restore_waiting(&mut self, (waiting, awaiting): (Vec<EventId>, Vec<EventId>)) {
+        self.waiting = waiting;
+        self.awaiting = awaiting;
+    }
 }
 
 /// Why an exploration stops early.

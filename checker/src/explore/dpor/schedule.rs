@@ -75,10 +75,7 @@ impl<'a> Dpor<'a> {
             w.out.stats.pruned += 1;
             return Ok(());
         }
-        let waiting = s.waiting.clone();
-        let awaiting = s.awaiting.clone();
-        s.waiting.retain(|&x| x != r);
-        s.awaiting.retain(|&x| x != r);
+        let lists = s.stop_waiting(r);
         s.pending.push(r);
         s.runs[rt] = Run::Running;
         let saved = s.save(rt);
@@ -111,8 +108,7 @@ impl<'a> Dpor<'a> {
         s.model.forget();
         s.runs[rt] = Run::Waiting(r);
         s.pending.pop();
-        s.waiting = waiting;
-        s.awaiting = awaiting;
+        s.restore_waiting(lists);
         set_read_value(s, r, 0, was);
         if awaits {
             res?;
