@@ -44,14 +44,31 @@ pub(crate) struct Chapter8 {
     // invariant: `known` implies that `statics` follow the graph and that
     // `derived` holds its relations.
     known: bool,
+    /// The `fence.sc` events of the graph in a Fence-SC order (8.9.3): a new
+    /// one goes last ([`Model::push`]); a search puts the order it found
+    /// ([`Model::exists_fence_sc_order`]).
+    // invariant: holds every `fence.sc` event of the graph, each once.
+    order: SmallVec<[EventId; 8]>,
+    /// With two `fence.sc` or more, when `sc_known`: the relations of the
+    /// graph under `order`, found consistent by the fast path.
+    sc: Box<fast::Derived>,
+    // invariant: `sc_known` implies `known` and that `order` has a pair.
+    sc_known: bool,
+    /// `sc_known` as it was before the last event was pushed (the relations
+    /// [`Model::decide_write`] extends in place when given no frame, and
+    /// [`Model::save`] saves for the graph before that event).
+    // invariant: cleared by every change but that push.
+    sc_before: bool,
+    /// The graph was found inconsistent under `order` (with a pair): the
+    /// search for an order need not try it again.
+    // invariant: cleared by every change of the graph.
+    order_fails: bool,
     /// Frames given back ([`Model::recycle`]), reused by [`Model::save`] (no
     /// allocation per node once the search is deep enough).
-    // (`fast::Derived` boxes its rows by width; the box is kept as is.)
-    #[allow(clippy::vec_box)]
-    spare: Vec<Box<fast::Derived>>,
-    /// The address of the frame whose rows `derived` holds, 0 for none: a
-    /// node's first child then extends them in place instead of copying the
-    /// frame back first.
+    spare: Vec<Frame>,
+    /// The address of the relations with no Fence-SC pair of the frame
+    /// `derived` holds, 0 for none: a node's first child then extends them
+    /// in place instead of copying the frame back first.
     // invariant: when nonzero, the first rows of `derived` are those saved
     // in the live frame at this address (set by `save` and `restore`,
     // cleared by every change of `derived` and when that frame is given
@@ -59,27 +76,120 @@ pub(crate) struct Chapter8 {
     clean: usize,
 }
 
-/// The address of a frame (to compare with [`Chapter8::clean`]).
+/// The relations of a graph saved at a search node ([`Model::save`]): with
+/// no Fence-SC pair, and under the model's Fence-SC order when it has a pair
+/// and they were known.
+#[derive(Clone)]
+pub(crate) struct Frame {
+    derived: Box<fast::Derived>,
+    order: SmallVec<[EventId; 8]>,
+    sc: Box<fast::Derived>,
+    // invariant: `sc` holds the relations under `order` when set.
+    sc_known: bool,
+}
+
+/// The address of a frame's relations (to compare with [`Chapter8::clean`]).
 fn addr(f: &fast::Derived) -> usize {
     f as *const fast::Derived as usize
 }
 
+impl Chapter8 {
+    /// Whether `order` has a Fence-SC pair.
+    fn paired(order: &[EventId]) -> bool {
+        order.len() > 1
+    }
+
+    /// After `derived` was extended by the last event `e` (`d`, with no
+    /// Fence-SC pair): `sc` extended the same way under `order` (by
+    /// `extend`) when it holds the relations before `e` (`sc_before`).
+    /// Consistent only when both are; an inconsistency under `order` alone is
+    /// `Unknown` (another order may serve).
+    fn with_order(
+        &mut self,
+        g: &Execution,
+        d: Decision,
+        sc_before: bool,
+        extend: impl FnOnce(&fast::Statics, &mut fast::Derived) -> Decision,
+    ) -> Decision {
+        debug_assert!(
+            d == Decision::Unknown || (d == Decision::Consistent) == check_full(g).is_ok(),
+            "incremental check disagrees"
+        );
+        self.known = d == Decision::Consistent;
+        self.sc_known = false;
+        if d != Decision::Consistent || !Self::paired(&self.order) {
+            return d;
+        }
+        if !sc_before {
+            return Decision::Unknown;
+        }
+        let under = extend(&self.statics, &mut self.sc);
+        self.sc_known = under == Decision::Consistent;
+        self.order_fails = under == Decision::Inconsistent;
+        #[cfg(debug_assertions)]
+        {
+            let mut h = g.clone();
+            h.set_fence_sc(self.order.to_vec());
+            assert!(
+                under == Decision::Unknown
+                    || (under == Decision::Consistent) == check_full(&h).is_ok(),
+                "incremental check under the Fence-SC order disagrees"
+            );
+        }
+        if self.sc_known {
+            Decision::Consistent
+        } else {
+            Decision::Unknown
+        }
+    }
+
+    /// Takes the Fence-SC order of the frame `f`, and its relations under it
+    /// (first `n` rows); whether there were any.
+    fn order_of(&mut self, f: &Frame, n: usize) -> bool {
+        self.order.clear();
+        self.order.extend_from_slice(&f.order);
+        if f.sc_known {
+            self.sc.copy_from(&f.sc, n);
+        }
+        f.sc_known
+    }
+
+    /// Forgets every relation (the graph changed).
+    fn unknown(&mut self) {
+        self.known = false;
+        self.sc_known = false;
+        self.sc_before = false;
+        self.order_fails = false;
+    }
+}
+
 impl Model for Chapter8 {
-    type Frame = Box<fast::Derived>;
+    type Frame = Frame;
 
     fn new(g: &Execution) -> Self {
         Self {
             statics: fast::Statics::new(g).unwrap_or_else(fast::Statics::empty),
             derived: Box::new(fast::Derived::new()),
             known: false,
+            order: g.ids().filter(|&e| g.event(e).is_fence_sc()).collect(),
+            sc: Box::new(fast::Derived::new()),
+            sc_known: false,
+            sc_before: false,
+            order_fails: false,
             spare: Vec::new(),
             clean: 0,
         }
     }
 
+    /// A fence pushed to a graph whose relations are at hand extends them
+    /// by its column, with no Fence-SC pair and, put last in the model's
+    /// Fence-SC order, under that order ([`fast::add_fence`]): the graph
+    /// stays consistent, as [`Model::fence_keeps_consistent`] says.
     #[inline]
     fn push(&mut self, g: &Execution, t: usize, e: EventId) {
-        self.known = false;
+        let (was_known, was_sc) = (self.known, self.sc_known);
+        self.unknown();
+        self.sc_before = was_sc;
         let i = e.index();
         if self.statics.len() == i && i < fast::MAX_WIDE_EVENTS {
             // Program order (8.9.1): the thread's earlier events.
@@ -92,12 +202,41 @@ impl Model for Chapter8 {
                 self.statics.truncate(i);
             }
         }
+        let ev = g.event(e);
+        let sc = ev.is_fence_sc();
+        if sc {
+            self.order.push(e);
+        }
+        if !(was_known && self.follows(g) && matches!(ev.kind, EventKind::Fence(_))) {
+            return;
+        }
+        self.clean = 0;
+        let before = &self.order[..self.order.len() - usize::from(sc)];
+        let mut sc_ok = false;
+        if Self::paired(&self.order) {
+            if !Self::paired(before) {
+                // The second fence.sc: the relations with no pair are those
+                // under the order of the first.
+                self.sc.copy_from(&self.derived, i);
+                sc_ok = true;
+            } else {
+                sc_ok = was_sc;
+            }
+            if sc_ok {
+                let d = fast::add_fence(g, &self.statics, &mut self.sc, i, sc, before);
+                sc_ok = d == Decision::Consistent;
+            }
+        }
+        let d = fast::add_fence(g, &self.statics, &mut self.derived, i, false, &[]);
+        self.known = d == Decision::Consistent;
+        self.sc_known = self.known && sc_ok;
     }
 
     #[inline]
     fn pop(&mut self, n: usize) {
-        self.known = false;
+        self.unknown();
         self.statics.truncate(n);
+        self.order.retain(|e| e.index() < n);
     }
 
     #[inline]
@@ -111,12 +250,17 @@ impl Model for Chapter8 {
     }
 
     #[inline]
+    fn ordered(&self) -> bool {
+        self.known && (self.sc_known || !Self::paired(&self.order))
+    }
+
+    #[inline]
     fn forget(&mut self) {
-        self.known = false;
+        self.unknown();
     }
 
     fn decide(&mut self, g: &Execution) -> bool {
-        self.known = false;
+        self.unknown();
         self.clean = 0;
         if !self.follows(g) {
             return super::consistent(g);
@@ -134,17 +278,15 @@ impl Model for Chapter8 {
     }
 
     fn decide_read(&mut self, g: &Execution, parent: &Self::Frame, r: EventId) -> Decision {
-        if self.clean != addr(parent) {
-            self.derived.copy_from(parent, r.index());
+        if self.clean != addr(&parent.derived) {
+            self.derived.copy_from(&parent.derived, r.index());
         }
         self.clean = 0;
+        let sc_before = self.order_of(parent, r.index());
         let d = fast::add_read(g, &self.statics, &mut self.derived, r.index());
-        debug_assert!(
-            d == Decision::Unknown || (d == Decision::Consistent) == check_full(g).is_ok(),
-            "incremental check disagrees"
-        );
-        self.known = d == Decision::Consistent;
-        d
+        self.with_order(g, d, sc_before, |st, sc| {
+            fast::add_read(g, st, sc, r.index())
+        })
     }
 
     fn decide_write(
@@ -153,21 +295,24 @@ impl Model for Chapter8 {
         parent: Option<&Self::Frame>,
         w: EventId,
     ) -> Decision {
-        if let Some(p) = parent.filter(|p| self.clean != addr(p)) {
-            self.derived.copy_from(p, w.index());
-        }
+        let sc_before = match parent {
+            Some(p) => {
+                if self.clean != addr(&p.derived) {
+                    self.derived.copy_from(&p.derived, w.index());
+                }
+                self.order_of(p, w.index())
+            }
+            None => self.sc_before,
+        };
         self.clean = 0;
         let d = fast::add_write(g, &self.statics, &mut self.derived, w.index());
-        debug_assert!(
-            d == Decision::Unknown || (d == Decision::Consistent) == check_full(g).is_ok(),
-            "incremental write check disagrees"
-        );
-        self.known = d == Decision::Consistent;
-        d
+        self.with_order(g, d, sc_before, |st, sc| {
+            fast::add_write(g, st, sc, w.index())
+        })
     }
 
     fn consistent(&mut self, g: &Execution) -> bool {
-        self.known = false;
+        self.unknown();
         self.clean = 0;
         if self.follows(g) {
             super::consistent_with(g, &self.statics, &mut self.derived)
@@ -176,35 +321,78 @@ impl Model for Chapter8 {
         }
     }
 
+    /// The search starts from the model's order (the previous graph's, a
+    /// new `fence.sc` last), not tried again when it failed, and reads the
+    /// relations with no pair when they are known; the order found becomes
+    /// the model's, with its relations when the fast path decides them.
     fn exists_fence_sc_order(&mut self, g: &mut Execution, hint: &mut Vec<EventId>) -> bool {
-        self.known = false;
-        if self.follows(g) {
-            fence_sc::exists_order_hinted(g, hint, &self.statics, &mut self.derived)
-        } else {
-            fence_sc::exists_order_hinted_with(g, hint, &mut super::consistent)
+        self.sc_known = false;
+        hint.clear();
+        hint.extend_from_slice(&self.order);
+        if !self.follows(g) {
+            self.unknown();
+            return fence_sc::exists_order_hinted_with(g, hint, &mut super::consistent);
         }
+        let no_pair = self.known.then_some(&*self.derived);
+        let found = fence_sc::exists_order_hinted(
+            g,
+            hint,
+            self.order_fails && self.known,
+            &self.statics,
+            &mut self.sc,
+            no_pair,
+        );
+        let Some(relations) = found else {
+            self.unknown();
+            return false;
+        };
+        self.order_fails = false;
+        if g.fence_sc().len() == self.order.len() {
+            self.order.clear();
+            self.order.extend_from_slice(g.fence_sc());
+            self.sc_known = self.known
+                && Self::paired(&self.order)
+                && (relations
+                    || fast::decide(g, &self.statics, &mut self.sc) == Decision::Consistent);
+        }
+        true
     }
 
     fn save(&mut self, n: usize) -> Self::Frame {
-        let mut d = self
-            .spare
-            .pop()
-            .unwrap_or_else(|| Box::new(fast::Derived::new()));
-        d.copy_from(&self.derived, n);
-        self.clean = addr(&d);
-        d
+        let mut f = self.spare.pop().unwrap_or_else(|| Frame {
+            derived: Box::new(fast::Derived::new()),
+            order: SmallVec::new(),
+            sc: Box::new(fast::Derived::new()),
+            sc_known: false,
+        });
+        f.derived.copy_from(&self.derived, n);
+        f.order.clear();
+        f.order.extend_from_slice(&self.order);
+        // (Right after a push, the relations before it.)
+        f.sc_known = if n == self.statics.len() {
+            self.sc_known
+        } else {
+            self.sc_before && n + 1 == self.statics.len()
+        };
+        if f.sc_known {
+            f.sc.copy_from(&self.sc, n);
+        }
+        self.clean = addr(&f.derived);
+        f
     }
 
     fn restore(&mut self, f: &Self::Frame, n: usize) {
-        if self.clean != addr(f) {
-            self.derived.copy_from(f, n);
+        if self.clean != addr(&f.derived) {
+            self.derived.copy_from(&f.derived, n);
         }
-        self.clean = addr(f);
+        self.clean = addr(&f.derived);
+        self.order_fails = false;
+        self.sc_known = self.order_of(f, n);
         self.known = true;
     }
 
     fn recycle(&mut self, f: Self::Frame) {
-        if self.clean == addr(&f) {
+        if self.clean == addr(&f.derived) {
             self.clean = 0;
         }
         self.spare.push(f);
@@ -281,6 +469,7 @@ impl Model for Chapter8 {
                     .is_none()
             });
         if let (Some(parent), true, false) = (parent, self.follows(g), private || one_write) {
+            let parent = &parent.derived;
             if self.clean != addr(parent) {
                 self.derived.copy_from(parent, r.index());
             }

@@ -55,6 +55,17 @@ pub(crate) trait Model: Clone + Send {
     /// Fence-SC pair and no barrier synchronization, are at hand.
     fn known(&self) -> bool;
 
+    /// Whether the graph is known consistent, with no barrier
+    /// synchronization, under some Fence-SC order (8.9.3): [`Model::known`]
+    /// and, with two `fence.sc` or more, consistent under the order the
+    /// model keeps (a new `fence.sc` goes last; a search,
+    /// [`Model::exists_fence_sc_order`], puts the order it found). The
+    /// relations under that order are extended incrementally next to those
+    /// with no pair ([`Model::decide_read`], [`Model::decide_write`], fences
+    /// at [`Model::push`]); the rules that rule children out read only the
+    /// latter (a pair adds edges another order would not give).
+    fn ordered(&self) -> bool;
+
     /// Forgets the relations (the graph changed).
     fn forget(&mut self);
 
@@ -67,7 +78,9 @@ pub(crate) trait Model: Clone + Send {
     /// Whether `g`, whose last event is the read `r`, is consistent, from
     /// `parent`, the relations of `g` without `r` (found consistent): only
     /// what the read can break is checked. `Unknown` when it cannot tell
-    /// (then the graph is checked before it is extended).
+    /// (then the graph is checked before it is extended), and when the
+    /// graph, consistent with no Fence-SC pair, is not known consistent
+    /// under the model's order ([`Model::ordered`]).
     fn decide_read(&mut self, g: &Execution, parent: &Self::Frame, r: EventId) -> Decision;
 
     /// Whether `g`, whose last event is the write `w`, read by no read, is

@@ -25,7 +25,7 @@
 //! the first two steps only choose which orders are tried first: the answer
 //! is the exact search's (`docs/model-notes.md`, "Fence-SC order").
 
-use super::{check_full, consistent_with, fast};
+use super::{check_full, fast};
 use crate::event::EventId;
 use crate::execution::Execution;
 use smallvec::SmallVec;
@@ -119,44 +119,92 @@ pub(crate) fn exists_order_hinted_with(
 
 /// [`exists_order_hinted_with`] on the statics `st` of `exec`'s events (the
 /// chapter-8 model's, kept up to date by an explorer), `d` scratch: the
-/// hint, then [`preferred_order`], then the exact search
-/// ([`first_order_with`]), each decided by [`consistent_with`].
+/// hint (unless `hint_fails`: the caller found it inconsistent), then
+/// [`preferred_order`], read off `no_pair` when given (the relations of
+/// `exec` with no Fence-SC pair, found consistent) or decided here, then the
+/// exact search ([`first_order_with`]), each decided by
+/// [`super::consistent_with`]. `None` when no order makes `exec` consistent;
+/// otherwise whether `d` holds the relations of `exec` under the order found
+/// (the fast path decided it).
 pub(crate) fn exists_order_hinted(
     exec: &mut Execution,
     hint: &mut Vec<EventId>,
+    hint_fails: bool,
     st: &fast::Statics,
     d: &mut fast::Derived,
-) -> bool {
+    no_pair: Option<&fast::Derived>,
+) -> Option<bool> {
     exec.set_fence_sc(hinted(exec, hint));
     exec.set_fence_sc_prefix(None);
-    let mut found = consistent_with(exec, st, d);
-    if !found {
+    let mut found = if hint_fails {
+        None
+    } else {
+        decided(exec, st, d)
+    };
+    if found.is_none() {
         let tried = exec.take_fence_sc();
         // No Fence-SC pair: the least synchronization any order gives.
-        match fast::decide(exec, st, d) {
-            fast::Decision::Inconsistent => {
-                debug_assert!(check_full(exec).is_err(), "fast path disagrees");
-                return false;
-            }
-            fast::Decision::Consistent => {
-                if let Some(order) = preferred_order(exec, d, &tried) {
-                    if order != tried {
-                        exec.set_fence_sc(order);
-                        found = consistent_with(exec, st, d);
-                    }
+        let relations = match no_pair {
+            Some(relations) => Some(relations),
+            None => match fast::decide(exec, st, d) {
+                fast::Decision::Inconsistent => {
+                    debug_assert!(check_full(exec).is_err(), "fast path disagrees");
+                    return None;
+                }
+                fast::Decision::Consistent => Some(&*d),
+                fast::Decision::Unknown => None,
+            },
+        };
+        // Whether no order can serve ([`fast::no_fence_sc_order`]): asked
+        // only once the preferred order failed, unless `d` holds the
+        // relations (the check of that order overwrites them).
+        let refute = |r: &fast::Derived| fast::no_fence_sc_order(st, r, &tried);
+        let (mut refuted, preferred) = match relations {
+            Some(r) => (
+                no_pair.is_none() && refute(r),
+                preferred_order(exec, r, &tried),
+            ),
+            None => (false, None),
+        };
+        if !refuted {
+            if let Some(order) = preferred {
+                if order != tried {
+                    exec.set_fence_sc(order);
+                    found = decided(exec, st, d);
                 }
             }
-            fast::Decision::Unknown => {}
+            refuted = found.is_none() && no_pair.is_some_and(refute);
         }
-        if !found {
-            found = first_order_with(exec, st, d);
+        if refuted {
+            debug_assert!(
+                !first_order_with(&mut exec.clone(), st, &mut fast::Derived::new()),
+                "a Fence-SC order was refuted, yet one is consistent"
+            );
+            return None;
+        }
+        if found.is_none() {
+            found = first_order_with(exec, st, d).then_some(false);
         }
     }
-    if found {
+    if found.is_some() {
         hint.clear();
         hint.extend_from_slice(exec.fence_sc());
     }
     found
+}
+
+/// [`super::consistent_with`] as [`exists_order_hinted`] answers: `None` when
+/// inconsistent, else whether the fast path decided (the relations are in
+/// `d`).
+fn decided(exec: &Execution, st: &fast::Statics, d: &mut fast::Derived) -> Option<bool> {
+    let decision = fast::decide(exec, st, d);
+    let ok = match decision {
+        fast::Decision::Consistent => true,
+        fast::Decision::Inconsistent => false,
+        fast::Decision::Unknown => return check_full(exec).is_ok().then_some(false),
+    };
+    debug_assert_eq!(ok, check_full(exec).is_ok(), "fast path disagrees");
+    ok.then_some(decision == fast::Decision::Consistent)
 }
 
 /// A total order of the `fence.sc` events of `exec` likely to be consistent,
@@ -243,7 +291,7 @@ fn preferred_order(exec: &Execution, d: &fast::Derived, tried: &[EventId]) -> Op
     Some(order)
 }
 
-/// [`exists_order`] with [`consistent_with`] on the statics `st` of `exec`'s
+/// [`exists_order`] with [`super::consistent_with`] on the statics `st` of `exec`'s
 /// events, `d` scratch: the same search, in the same order, so the same
 /// first order is found, but a fence whose place next is certainly
 /// inconsistent ([`fast::fence_sc_next_fails`], read off the relations of

@@ -8,14 +8,27 @@ impl<'a> Dpor<'a> {
     /// synchronization that every completion will have (barriers without a
     /// thread count; counted barriers add edges only at completion).
     pub(super) fn consistent(&self, s: &mut State) -> bool {
-        if s.model.known() && s.barriers == 0 && s.fences_sc < 2 {
-            // Found consistent incrementally ([`Model::decide_write`]).
-            return true;
+        if s.barriers == 0 && s.model.follows(&s.exec) {
+            if s.model.ordered() {
+                // Found consistent incrementally ([`Model::decide_write`]),
+                // under the model's Fence-SC order with two fence.sc or more.
+                return true;
+            }
+            // With no Fence-SC pair first: inconsistent there, it is under
+            // every order (consistency is anti-monotone in the pairs).
+            if !s.model.known() && !s.model.decide(&s.exec) {
+                return false;
+            }
+            if s.fences_sc < 2 {
+                return true;
+            }
+            let ok = s
+                .model
+                .exists_fence_sc_order(&mut s.exec, &mut s.fence_hint);
+            s.exec.clear_orders();
+            return ok;
         }
         s.model.forget();
-        if s.model.follows(&s.exec) && s.barriers == 0 && s.fences_sc < 2 {
-            return s.model.decide(&s.exec);
-        }
         if s.barriers > 0 {
             s.exec.set_barrier_sync(barrier::certain_sync(&s.exec));
         }

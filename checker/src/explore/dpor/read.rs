@@ -45,7 +45,7 @@ impl<'a> Dpor<'a> {
         // of a check from scratch before it is extended.
         let n = s.exec.len();
         let parent: Option<<M as Model>::Frame> =
-            (s.model.known() && s.barriers == 0 && s.fences_sc < 2).then(|| s.model.save(n));
+            (s.model.known() && s.barriers == 0).then(|| s.model.save(n));
         // The event and what depends only on it are the same in every child:
         // pushed once, each child sets the value read and where it comes from.
         let id = push_event(s, t, ev, Some(0));

@@ -22,7 +22,7 @@ impl<'a> Dpor<'a> {
         // The relations of the graph, when at hand: each child read by no
         // waiting read is checked by extending them ([`Model::decide_write`]).
         let n0 = s.exec.len();
-        let relations = s.model.known() && s.barriers == 0 && s.fences_sc < 2;
+        let relations = s.model.known() && s.barriers == 0;
         let id = push_event(s, t, ev, None);
         s.states[t].commit(id, None);
         // The writes the new one is ordered with in coherence (8.9.6).

@@ -434,10 +434,10 @@ fn causality_column<const W: usize>(
 /// Causality (`r` from-reads a write that precedes it) or SC per location.
 ///
 /// Preconditions, checked where cheap (else `Unknown`): `d` holds the
-/// relations that [`decide`] found consistent for `exec` without `r`, with
-/// the same Fence-SC order (at most one fence, so no pair) and no barrier
-/// synchronization; no proxy conversions or alias fences (their paths would
-/// need more than a column).
+/// relations that [`decide`] found consistent for `exec` without `r`, under
+/// a Fence-SC order the caller keeps (`exec.fence_sc` is not read: `r` adds
+/// no Fence-SC pair), and no barrier synchronization; no proxy conversions
+/// or alias fences (their paths would need more than a column).
 pub(crate) fn add_read_w<const W: usize>(
     exec: &Execution,
     st: &StaticsW<W>,
@@ -449,7 +449,6 @@ pub(crate) fn add_read_w<const W: usize>(
         || exec.len() != n
         || exec.rf().len() != n
         || exec.co().len() != n
-        || exec.fence_sc().len() > 1
         || !exec.barrier_sync().is_empty()
         || !st.reads.has(r)
         || !st.rmw[r].is_empty()
@@ -607,8 +606,8 @@ pub(crate) fn add_read_w<const W: usize>(
 /// takes part in but coherence. It has no program-order successor, is read
 /// by nobody (so it ends no observation chain and makes no release pattern
 /// observed, 8.9.2, 8.9.4), and no synchronization ends at a write (acquire
-/// patterns end at reads and fences, 8.8; barriers and Fence-SC pairs are
-/// ruled out by the preconditions), so base causality and causality only
+/// patterns end at reads and fences, 8.8, Fence-SC pairs at fences; barriers
+/// are ruled out by the preconditions), so base causality and causality only
 /// gain the column `w` (8.9.5), and reads-from, observation and
 /// synchronization do not change. Coherence (8.9.6) gains `w` between the
 /// writes that come before it (chosen edges, the initial write, writes that
@@ -620,9 +619,9 @@ pub(crate) fn add_read_w<const W: usize>(
 /// (8.10.5); No-Thin-Air cannot (`w` has no outgoing `rf` or `dep` edge).
 ///
 /// Preconditions, checked (else `Unknown`): `d` holds the relations that
-/// [`decide_w`] found consistent for `exec` without `w`, at most one
-/// `fence.sc` in the Fence-SC order, no barrier synchronization, no proxy
-/// conversions or alias fences.
+/// [`decide_w`] found consistent for `exec` without `w`, under a Fence-SC
+/// order the caller keeps (`exec.fence_sc` is not read), no barrier
+/// synchronization, no proxy conversions or alias fences.
 pub(crate) fn add_write_w<const W: usize>(
     exec: &Execution,
     st: &StaticsW<W>,
@@ -635,7 +634,6 @@ pub(crate) fn add_write_w<const W: usize>(
         || exec.len() != n
         || exec.rf().len() != n
         || exec.co().len() != n
-        || exec.fence_sc().len() > 1
         || !exec.barrier_sync().is_empty()
         || !st.writes.has(w)
         || st.inits.has(w)

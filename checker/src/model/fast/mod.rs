@@ -41,6 +41,7 @@
 //! coherence edges, Fence-SC order and barrier synchronization).
 
 mod decide;
+mod fence;
 mod set;
 mod statics;
 #[cfg(test)]
@@ -513,6 +514,13 @@ pub(crate) fn fence_sc_next_fails(st: &Statics, d: &Derived, f: EventId, rest: &
     }, _ => false)
 }
 
+/// Whether no Fence-SC order of `fences` can make `exec` consistent, read
+/// off `d`, its relations with no Fence-SC pair ([`fence::no_fence_sc_order_w`]);
+/// false when it cannot tell (statics and relations of different widths).
+pub(crate) fn no_fence_sc_order(st: &Statics, d: &Derived, fences: &[EventId]) -> bool {
+    same_width!(st, d, s, d => fence::no_fence_sc_order_w(s, d, fences), _ => false)
+}
+
 impl Default for Derived {
     fn default() -> Self {
         Self::new()
@@ -566,6 +574,20 @@ pub(crate) fn add_read(exec: &Execution, st: &Statics, d: &mut Derived, r: usize
 /// the last event of `exec`, read by nobody ([`decide::add_write_w`]).
 pub(crate) fn add_write(exec: &Execution, st: &Statics, d: &mut Derived, w: usize) -> Decision {
     with_pair!(st, d, w, s, d => add_write_w(exec, s, d, w))
+}
+
+/// Extends `d`, the relations of a consistent execution under the Fence-SC
+/// order `order`, by the fence `f`, the last event of `exec`, put last in
+/// the order when `sc` ([`fence::add_fence_w`]).
+pub(crate) fn add_fence(
+    exec: &Execution,
+    st: &Statics,
+    d: &mut Derived,
+    f: usize,
+    sc: bool,
+    order: &[EventId],
+) -> Decision {
+    with_pair!(st, d, f, s, d => fence::add_fence_w(exec, s, d, f, sc, order))
 }
 
 /// The events that precede event `r` in causality order (8.9.5), in the

@@ -394,9 +394,9 @@ mod tests {
 
     #[test]
     fn closures_across_words() {
-        // A chain 0 -> 65 -> 130 -> 2 over 131 events (three words).
+        // A chain 0 -> 65 -> 130 -> 2 over 131 events (three of four words).
         let n = 131;
-        let mut gen = vec![Set::<3>::EMPTY; n];
+        let mut gen = vec![Set::<4>::EMPTY; n];
         gen[0] = Set::bit(65);
         gen[65] = Set::bit(130);
         gen[130] = Set::bit(2);

@@ -1,0 +1,215 @@
+//! A fence added at the end of its thread: the relations of the graph
+//! extended by its column ([`add_fence_w`]), the Fence-SC order (8.9.3)
+//! extended by putting a `fence.sc` last.
+
+// Rows are indexed by event, as in `decide.rs`.
+#![allow(clippy::needless_range_loop)]
+
+use super::decide::DerivedW;
+use super::set::{union_rows, Set};
+use super::statics::StaticsW;
+use super::Decision;
+use crate::event::EventId;
+use crate::execution::Execution;
+
+/// Extends `d`, the relations of a consistent execution under a Fence-SC
+/// order `order` (the `fence.sc` events before `f`, in that order), to the
+/// same execution with one more event: the fence `f`, the last event of
+/// `exec` and of its thread, put last in the Fence-SC order when it is a
+/// `fence.sc` (`sc`). The result is consistent; `Unknown` when the
+/// preconditions fail (then `d` is left unchanged).
+///
+/// Why only `f`'s column changes and every axiom still holds: `f` has no
+/// program-order successor, starts no release pattern with a write (its
+/// writes would come after it, 8.8) and is last in Fence-SC order, so every
+/// new edge of synchronization (8.9.4: acquire patterns that end at `f`, item
+/// 4; Fence-SC pairs into `f`, item 1), base causality and causality (8.9.5)
+/// ends at `f`, and reads-from, coherence, observation and from-reads do not
+/// change. A cycle of an axiom through `f` would need an edge out of it;
+/// Fence-SC (8.10.2) needs, for a fence `G` before `f` in the order, `f` to
+/// precede `G` in causality, and nothing follows `f`.
+///
+/// Preconditions, checked (else `Unknown`): `f` is a fence that converts no
+/// proxy (the conversion paths of 8.9.5 item 3 need more than a column), the
+/// graph has no alias fence and no barrier synchronization.
+pub(crate) fn add_fence_w<const W: usize>(
+    exec: &Execution,
+    st: &StaticsW<W>,
+    d: &mut DerivedW<W>,
+    f: usize,
+    sc: bool,
+    order: &[EventId],
+) -> Decision {
+    let n = st.n;
+    if n != f + 1
+        || exec.len() != n
+        || n > Set::<W>::CAPACITY
+        || st.reads.has(f)
+        || st.writes.has(f)
+        || st.thread_mem.has(f)
+        || st.conv_fences.has(f)
+        || !st.alias_fences.is_empty()
+        || !exec.barrier_sync().is_empty()
+        || order.iter().any(|g| g.index() >= f)
+    {
+        return Decision::Unknown;
+    }
+    d.ensure(n);
+    let DerivedW {
+        rf,
+        obs,
+        sync,
+        base,
+        causality,
+        co,
+        fr,
+        ..
+    } = d;
+    rf[f] = Set::EMPTY;
+    obs[f] = Set::EMPTY;
+    sync[f] = Set::EMPTY;
+    base[f] = Set::EMPTY;
+    causality[f] = Set::EMPTY;
+    co[f] = Set::EMPTY;
+    fr[f] = Set::EMPTY;
+    // Synchronization into f (8.9.4): Fence-SC pairs (item 1) from the
+    // morally strong fence.sc before it in the order, and release patterns
+    // observed by an acquire pattern that ends at f (item 4).
+    let mut synced = Set::<W>::EMPTY;
+    if sc {
+        for g in order {
+            let g = g.index();
+            if st.ms[g].has(f) {
+                synced.insert(g);
+            }
+        }
+    }
+    for x in (st.rel_firsts & st.ms[f] & Set::below(f)).iter() {
+        let writes = st.rel_writes[x];
+        if !writes.is_empty() && union_rows(&st.acq_last, union_rows(obs, writes)).has(f) {
+            synced.insert(x);
+        }
+    }
+    for x in synced.iter() {
+        sync[x].insert(f);
+    }
+    // Base causality (8.9.5) into f: its program-order predecessors, the
+    // events it synchronizes with, and what precedes them (the thread's last
+    // earlier event stands for the others: base causality holds program
+    // order and is transitive).
+    let mut preds = Set::<W>::EMPTY;
+    for x in 0..f {
+        if st.po[x].has(f) {
+            preds.insert(x);
+        }
+    }
+    let mut through = synced;
+    if let Some(last) = preds.last() {
+        through.insert(last);
+    }
+    let mut into = preds | synced;
+    for x in 0..f {
+        if base[x].meets(&through) {
+            into.insert(x);
+        }
+    }
+    for x in into.iter() {
+        base[x].insert(f);
+    }
+    // Causality (8.9.5) into f, not a memory operation: P is base causality
+    // into it from every event, then observation followed by P.
+    for x in into.iter() {
+        causality[x].insert(f);
+    }
+    for x in (st.writes & Set::below(f) & !into).iter() {
+        if obs[x].meets(&into) {
+            causality[x].insert(f);
+        }
+    }
+    Decision::Consistent
+}
+
+/// Whether no Fence-SC order (8.9.3) of `fences` (the `fence.sc` events of
+/// `exec`, at most 64) can make `exec` consistent, read off `d`, its
+/// relations with no Fence-SC pair (found consistent): some fences must each
+/// precede the next in every consistent order, in a cycle.
+///
+/// `F` must precede a morally strong `G` when `F` precedes `G` in base
+/// causality (Fence-SC, 8.10.2; for fences, base causality is causality,
+/// 8.9.5), or when `G` before `F` breaks an axiom whatever else is ordered:
+/// some write `W` precedes `G` in base causality and some memory operation
+/// `X` that `F` precedes, in a direct case of proxy-preserved base causality
+/// with `W` (same address, generic proxy or one CTA), is a read that
+/// from-reads `W` or a write coherence-before `W`. Then `W -> G -> F -> X` in
+/// base causality (8.9.4 item 1), so `W` precedes `X` in causality, which
+/// Causality (8.10.6 item 2) forbids for the read and Coherence (8.10.1)
+/// for the write; more Fence-SC pairs only add edges (every relation used is
+/// monotone in them). A total order cannot follow a cycle of such musts.
+/// False when it cannot tell.
+pub(crate) fn no_fence_sc_order_w<const W: usize>(
+    st: &StaticsW<W>,
+    d: &DerivedW<W>,
+    fences: &[EventId],
+) -> bool {
+    let n = st.n;
+    let k = fences.len();
+    if !(2..=64).contains(&k) || d.base.len() < n || d.fr.len() < n || d.co.len() < n {
+        return false;
+    }
+    if fences.iter().any(|f| f.index() >= n) {
+        return false;
+    }
+    // The writes before each fence in base causality.
+    let before: smallvec::SmallVec<[Set<W>; 16]> = fences
+        .iter()
+        .map(|f| {
+            let f = f.index();
+            let mut m = Set::<W>::EMPTY;
+            for w in st.writes.iter() {
+                if d.base[w].has(f) {
+                    m.insert(w);
+                }
+            }
+            m
+        })
+        .collect();
+    // `must[a]`: the fences fence `a` must precede.
+    let mut must = [0u64; 64];
+    for a in 0..k {
+        let fa = fences[a].index();
+        let after = d.base[fa];
+        for b in 0..k {
+            let fb = fences[b].index();
+            if a == b || !st.ms[fa].has(fb) {
+                continue;
+            }
+            let forced = after.has(fb)
+                || (!before[b].is_empty()
+                    && ((after & st.reads).any(|r| d.fr[r].meets(&(before[b] & st.direct[r])))
+                        || (after & st.writes)
+                            .any(|x| d.co[x].meets(&(before[b] & st.direct[x])))));
+            if forced {
+                must[a] |= 1u64 << b;
+            }
+        }
+    }
+    // A cycle: some fences are left once every fence no other left must
+    // precede is taken away, again and again.
+    let mut left: u64 = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
+    loop {
+        let mut free = 0u64;
+        let mut m = left;
+        while m != 0 {
+            let b = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let has_pred = (0..k).any(|a| left >> a & 1 == 1 && must[a] >> b & 1 == 1);
+            if !has_pred {
+                free |= 1u64 << b;
+            }
+        }
+        if free == 0 {
+            return left != 0;
+        }
+        left &= !free;
+    }
+}
