@@ -146,8 +146,10 @@ impl Chapter8 {
     /// Takes the Fence-SC order of the frame `f`, and its relations under it
     /// (first `n` rows); whether there were any.
     fn order_of(&mut self, f: &Frame, n: usize) -> bool {
-        self.order.clear();
-        self.order.extend_from_slice(&f.order);
+        if self.order != f.order {
+            self.order.clear();
+            self.order.extend_from_slice(&f.order);
+        }
         if f.sc_known {
             self.sc.copy_from(&f.sc, n);
         }
@@ -311,6 +313,19 @@ impl Model for Chapter8 {
         })
     }
 
+    fn decide_served(&mut self, g: &Execution, r: EventId) -> Decision {
+        if !self.known || !self.follows(g) {
+            self.unknown();
+            return Decision::Unknown;
+        }
+        self.clean = 0;
+        let sc_before = self.sc_known;
+        let d = fast::add_served(g, &self.statics, &mut self.derived, r.index());
+        self.with_order(g, d, sc_before, |st, sc| {
+            fast::add_served(g, st, sc, r.index())
+        })
+    }
+
     fn consistent(&mut self, g: &Execution) -> bool {
         self.unknown();
         self.clean = 0;
@@ -366,8 +381,10 @@ impl Model for Chapter8 {
             sc_known: false,
         });
         f.derived.copy_from(&self.derived, n);
-        f.order.clear();
-        f.order.extend_from_slice(&self.order);
+        if f.order != self.order {
+            f.order.clear();
+            f.order.extend_from_slice(&self.order);
+        }
         // (Right after a push, the relations before it.)
         f.sc_known = if n == self.statics.len() {
             self.sc_known

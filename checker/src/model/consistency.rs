@@ -91,6 +91,15 @@ pub(crate) trait Model: Clone + Send {
     fn decide_write(&mut self, g: &Execution, parent: Option<&Self::Frame>, w: EventId)
         -> Decision;
 
+    /// Whether `g`, in which the waiting read `r` (the last event of its
+    /// thread, reading nothing) was just given its writer `g.rf[r]`, is
+    /// consistent, from the relations at hand of `g` before (found
+    /// consistent, [`Model::known`]): only what the new edge can break is
+    /// checked. `Unknown` when it cannot tell, or, as for
+    /// [`Model::decide_read`], when the graph is not known consistent under
+    /// the model's Fence-SC order. Keeps the relations when consistent.
+    fn decide_served(&mut self, g: &Execution, r: EventId) -> Decision;
+
     /// Whether `g` satisfies every axiom of 8.10 with its Fence-SC order
     /// (as far as [`Execution::fence_sc_prefix`] orders it) and barrier
     /// synchronization; keeps no relations.

@@ -1,6 +1,7 @@
 //! The write of a thread's next event: its coherence positions, the waiting reads it serves (backward revisits), and the branching of the search across workers and `--split` parts.
 
 use super::*;
+use crate::model::consistency::Decision;
 
 impl<'a> Dpor<'a> {
     /// A new write: its coherence position among the morally strong writes of
@@ -177,10 +178,19 @@ impl<'a> Dpor<'a> {
                     // (thread, read, its state before, its RMW mark before)
                     type Resumed = (usize, EventId, ThreadState<i64>, bool);
                     let mut resumed: SmallVec<[Resumed; 2]> = SmallVec::new();
+                    // The write read by nobody first, then each waiting read
+                    // it serves, extending the relations
+                    // ([`Model::decide_write`], [`Model::decide_served`]);
+                    // a read given a value in advance (its thread went on)
+                    // or one that changes its RMW mark ends that.
+                    let mut incremental = relations
+                        && s.model.decide_write(&s.exec, parent.as_ref(), id)
+                            == Decision::Consistent;
                     for (k, &r) in readers.iter().enumerate() {
                         if mask >> k & 1 == 1 {
                             s.exec.set_rf(r, Some(id));
                             s.pending.retain(|&p| p != r);
+                            let mut served = false;
                             if let Some(at) = s.waiting.iter().position(|&x| x == r) {
                                 s.waiting.remove(at);
                                 let rt = s.exec.event(r).thread.map_or(0, |x| x.index());
@@ -191,12 +201,15 @@ impl<'a> Dpor<'a> {
                                 s.states[rt].commit(r, Some(value));
                                 s.runs[rt] = Run::Running;
                                 resumed.push((rt, r, saved, was));
+                                served = rmw == was;
                             }
+                            incremental = incremental
+                                && served
+                                && s.model.decide_served(&s.exec, r) == Decision::Consistent;
                         }
                     }
-                    s.model.forget();
-                    if relations && mask == 0 {
-                        s.model.decide_write(&s.exec, parent.as_ref(), id);
+                    if !incremental {
+                        s.model.forget();
                     }
                     res = if this.satisfiable(s) && this.fair_so_far(s, w) {
                         s.states[t].clone_from(&node_state);

@@ -42,6 +42,7 @@
 
 mod decide;
 mod fence;
+mod served;
 mod set;
 mod statics;
 #[cfg(test)]
@@ -588,6 +589,13 @@ pub(crate) fn add_fence(
     order: &[EventId],
 ) -> Decision {
     with_pair!(st, d, f, s, d => fence::add_fence_w(exec, s, d, f, sc, order))
+}
+
+/// Extends `d`, the relations of a consistent execution in which the read
+/// `r`, the last event of its thread, reads nothing, by `r` reading from
+/// `exec.rf[r]` ([`served::add_served_w`]).
+pub(crate) fn add_served(exec: &Execution, st: &Statics, d: &mut Derived, r: usize) -> Decision {
+    with_pair!(st, d, st.len(), s, d => served::add_served_w(exec, s, d, r))
 }
 
 /// The events that precede event `r` in causality order (8.9.5), in the
