@@ -165,6 +165,29 @@ impl Chapter8 {
     }
 }
 
+#[cfg(test)]
+impl Chapter8 {
+    /// The relations at hand of the graph `g`: with no Fence-SC pair, and
+    /// under the model's order when known.
+    pub(crate) fn relations_at_hand(
+        &self,
+        g: &Execution,
+    ) -> (Option<Relations>, Option<Relations>) {
+        let n = g.len();
+        (
+            self.known
+                .then(|| fast::relations(n, &self.statics, &self.derived)),
+            self.sc_known
+                .then(|| fast::relations(n, &self.statics, &self.sc)),
+        )
+    }
+
+    /// The model's Fence-SC order.
+    pub(crate) fn fence_sc_order(&self) -> Vec<EventId> {
+        self.order.to_vec()
+    }
+}
+
 impl Model for Chapter8 {
     type Frame = Frame;
 

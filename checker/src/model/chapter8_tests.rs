@@ -7,8 +7,9 @@
 use super::consistency::{Decision, Model};
 use super::fast::tests::{random_execution, Rng};
 use super::{check_full, Chapter8};
-use crate::event::EventId;
+use crate::event::{EventId, EventKind};
 use crate::execution::Execution;
+use ptxmc_frontend::ir::{FenceKind, Scope, Sem};
 
 /// The graph of the first `keep` events of `exec`, grown event by event
 /// with the model `m` following it: reads-from and coherence edges of
@@ -211,5 +212,173 @@ fn the_coherence_positions_left_out_are_inconsistent() {
     assert!(
         left_out > 20 && rivals_seen > 100,
         "{left_out} {rivals_seen}"
+    );
+}
+
+/// The relations that incremental steps and a fresh check give for `g`.
+fn same_relations(a: &super::Relations, b: &super::Relations, g: &Execution) {
+    let pairs = [
+        ("co", &a.co, &b.co),
+        ("rf", &a.rf, &b.rf),
+        ("fr", &a.fr, &b.fr),
+        ("observation", &a.observation, &b.observation),
+        ("sync", &a.sync, &b.sync),
+        ("base causality", &a.base_causality, &b.base_causality),
+        ("causality", &a.causality, &b.causality),
+    ];
+    for (name, x, y) in pairs {
+        assert_eq!(x, y, "{name} of {g:?}");
+    }
+}
+
+/// Whether some Fence-SC order makes `g` consistent (the exact search).
+fn some_order(g: &Execution) -> bool {
+    super::fence_sc::exists_order(&mut g.clone(), &mut |x| check_full(x).is_ok())
+}
+
+/// An explorer's path through a random graph, event by event: each read and
+/// write decided from the frame saved before it ([`Model::decide_read`],
+/// [`Model::decide_write`]), each fence extending the relations at push,
+/// each waiting read served by its write once that write is added
+/// ([`Model::decide_served`]), and, with two `fence.sc` or more, the
+/// relations under the model's Fence-SC order kept next to those with no
+/// pair. Every answer must be the full check's: consistent with no pair is
+/// the full check of the graph with no order, `ordered` means some order
+/// serves, an inconsistency is one under every order.
+#[test]
+fn the_incremental_path_agrees_with_the_full_check() {
+    let mut rng = Rng(0x2f1e_5eed_c0ff_ee11);
+    let (mut decided, mut served, mut ordered, mut fences, mut pairs) = (0, 0, 0, 0, 0);
+    let mut compared = 0;
+    for case in 0..1200 {
+        let mut exec = random_execution(&mut rng);
+        // Every other graph with its acq_rel and release fences made
+        // `fence.sc` (at `.gpu`), for graphs with several (acquire fences
+        // stay, to be added under a Fence-SC order).
+        if case % 2 == 1 {
+            for i in 0..exec.len() {
+                let e = exec.event_mut(EventId::new(i));
+                if let EventKind::Fence(FenceKind::AcqRel | FenceKind::Release) = e.kind {
+                    e.kind = EventKind::Fence(FenceKind::Sc);
+                    e.sem = Sem::AcqRel;
+                    e.scope = Some(Scope::Gpu);
+                }
+            }
+        }
+        let init = exec
+            .events()
+            .iter()
+            .take_while(|e| e.thread.is_none())
+            .count();
+        let Some((mut g, mut m)) = grow(&exec, init) else {
+            continue;
+        };
+        if !m.decide(&g) {
+            continue;
+        }
+        // Reads waiting for a write not added yet.
+        let mut waiting: Vec<EventId> = Vec::new();
+        for i in init..exec.len() {
+            let ev = exec.events()[i].clone();
+            let Some(t) = ev.thread.map(|t| t.index()) else {
+                break;
+            };
+            // A thread stopped at a waiting read adds nothing after it.
+            if waiting.iter().any(|&r| g.event(r).thread == ev.thread) {
+                break;
+            }
+            let frame = m.known().then(|| m.save(g.len()));
+            let id = g.push_event(t, ev);
+            m.push(&g, t, id);
+            let e = g.event(id).clone();
+            let d = if e.is_read() {
+                match exec.rf()[i] {
+                    Some(w) if w.index() < i => g.set_rf(id, Some(w)),
+                    Some(_) => waiting.push(id),
+                    None => {}
+                }
+                frame.as_ref().map(|f| m.decide_read(&g, f, id))
+            } else if e.is_write() {
+                for (a, b) in exec.co().pairs() {
+                    if (a == id && b.index() < i) || (b == id && a.index() < i) {
+                        g.order_co(a, b);
+                    }
+                }
+                let mut d = frame.as_ref().map(|f| m.decide_write(&g, Some(f), id));
+                // The waiting reads of this write, served one by one.
+                let readers: Vec<EventId> = waiting
+                    .iter()
+                    .copied()
+                    .filter(|r| exec.rf()[r.index()] == Some(id))
+                    .collect();
+                for r in readers {
+                    waiting.retain(|&x| x != r);
+                    g.set_rf(r, Some(id));
+                    if d == Some(Decision::Consistent) {
+                        let s = m.decide_served(&g, r);
+                        served += usize::from(s != Decision::Unknown);
+                        d = Some(s);
+                    } else {
+                        m.forget();
+                        d = None;
+                    }
+                }
+                d
+            } else {
+                fences += usize::from(m.known());
+                None
+            };
+            let has_pair = g.ids().filter(|&x| g.event(x).is_fence_sc()).count() > 1;
+            pairs += usize::from(has_pair);
+            match d {
+                Some(Decision::Inconsistent) => {
+                    assert!(!some_order(&g), "inconsistent, yet an order serves: {g:?}");
+                    break;
+                }
+                Some(Decision::Consistent) => decided += 1,
+                _ => {}
+            }
+            if m.known() {
+                assert!(check_full(&g).is_ok(), "known, yet inconsistent: {g:?}");
+            }
+            // The relations extended are those a check from scratch finds.
+            let (no_pair, under) = m.relations_at_hand(&g);
+            if no_pair.is_some() || under.is_some() {
+                let mut fresh = m.clone();
+                if let Some(a) = no_pair {
+                    assert!(fresh.decide(&g));
+                    let b = fresh.relations_at_hand(&g).0.expect("decided");
+                    same_relations(&a, &b, &g);
+                    compared += 1;
+                }
+                if let Some(a) = under {
+                    let mut h = g.clone();
+                    h.set_fence_sc(m.fence_sc_order());
+                    let b = check_full(&h).expect("consistent under the model's order");
+                    same_relations(&a, &b, &h);
+                    compared += 1;
+                }
+            }
+            if m.ordered() {
+                ordered += usize::from(has_pair);
+                assert!(some_order(&g), "ordered, yet no order serves: {g:?}");
+            }
+            if !m.known() && !m.decide(&g) {
+                break;
+            }
+            if has_pair && !m.ordered() {
+                let mut hint = Vec::new();
+                let found = m.exists_fence_sc_order(&mut g, &mut hint);
+                g.clear_orders();
+                assert_eq!(found, some_order(&g), "the order search: {g:?}");
+                if !found {
+                    break;
+                }
+            }
+        }
+    }
+    assert!(
+        decided > 1000 && served > 20 && ordered > 200 && fences > 500 && compared > 2000,
+        "{decided} {served} {ordered} {fences} {pairs} {compared}"
     );
 }

@@ -247,22 +247,29 @@ fn preferred_order(exec: &Execution, d: &fast::Derived, tried: &[EventId]) -> Op
         }
         fr_after.push(set);
     }
-    // `bad[i][j]`: fence `i` before fence `j` (positions in `tried`) breaks
-    // Causality in the way above.
-    let before = |a: usize, b: usize| -> Option<bool> {
-        let f = tried[a].index();
-        let set = &fr_after[b];
-        for (wi, &word) in set.iter().enumerate() {
-            let mut m = word;
-            while m != 0 {
-                let w = wi * 64 + m.trailing_zeros() as usize;
-                m &= m - 1;
-                if w < n && has(row(w)?, f) {
-                    return Some(true);
-                }
+    // `w_before[a]`: the writes that precede fence `a` in base causality.
+    let mut w_before: Vec<SmallVec<[u64; 2]>> = vec![smallvec::smallvec![0; words]; k];
+    for w in exec.ids() {
+        if !exec.event(w).is_write() {
+            continue;
+        }
+        let r = row(w.index())?;
+        for (a, set) in w_before.iter_mut().enumerate() {
+            let f = tried[a].index();
+            if has(r, f) {
+                set[w.index() / 64] |= 1u64 << (w.index() % 64);
             }
         }
-        Some(false)
+    }
+    // Fence `a` before fence `b` (positions in `tried`) breaks Causality in
+    // the way above.
+    let before = |a: usize, b: usize| -> Option<bool> {
+        Some(
+            fr_after[b]
+                .iter()
+                .zip(&w_before[a])
+                .any(|(x, y)| x & y != 0),
+        )
     };
     // `pred[j]`: the fences that go before fence `j`.
     let mut pred: Vec<SmallVec<[usize; 8]>> = vec![SmallVec::new(); k];
