@@ -6,12 +6,13 @@
 // better than zipped iterators over several arrays.
 #![allow(clippy::needless_range_loop)]
 
+use super::column::{base_into, causality_into, loc_cycle_through, read_from, sync_into};
 use super::set::{
     acyclic, acyclic_among, close, close_acyclic, union_rows, Rows, SearchSpace, Set,
 };
 use super::statics::StaticsW;
 use super::Decision;
-use crate::event::{EventId, EventKind};
+use crate::event::EventId;
 use crate::execution::Execution;
 
 #[inline(always)]
@@ -384,39 +385,6 @@ pub(crate) fn preceding_w<const W: usize>(d: &DerivedW<W>, r: usize) -> Set<W> {
     m
 }
 
-/// Causality (8.9.5) into the new last event `e`, given `into`, the events
-/// that precede it in base causality: P (proxy-preserved base causality
-/// between memory operations: the direct cases, there being no conversion;
-/// the direct cases are symmetric, so `direct[x]` holds `e` when
-/// `direct[e]` holds `x`; base causality from any other event), and
-/// observation followed by P. Observation ends at reads that read the
-/// location of its first write (8.9.2: reads-from and RMW pairs stay on one
-/// location), and the reads of P's column are in `direct[e]`, on `e`'s
-/// location; so only the writes of `e`'s location can reach the column
-/// through observation.
-#[inline]
-fn causality_column<const W: usize>(
-    st: &StaticsW<W>,
-    obs: &[Set<W>],
-    causality: &mut [Set<W>],
-    into: Set<W>,
-    e: usize,
-) {
-    let pcol = into & (!st.thread_mem | st.direct[e]);
-    for x in pcol.iter() {
-        causality[x].insert(e);
-    }
-    let reads = pcol & st.reads;
-    if reads.is_empty() {
-        return;
-    }
-    for x in (st.writes & st.same_loc[e] & Set::below(e) & !pcol).iter() {
-        if obs[x].meets(&reads) {
-            causality[x].insert(e);
-        }
-    }
-}
-
 /// Extends `d`, the relations of a consistent execution, to the same
 /// execution with one more event: the read `r`, the last event of `exec` and
 /// of its thread, reading from `exec.rf[r]` (or from nothing yet, for a read
@@ -481,15 +449,7 @@ pub(crate) fn add_read_w<const W: usize>(
         &mut co[..cap],
         &mut fr[..cap],
     );
-    let (po, ms, rmw, rel_writes, acq_last, _, same_loc) = (
-        &st.po[..n],
-        &st.ms[..n],
-        &st.rmw[..n],
-        &st.rel_writes[..n],
-        &st.acq_last[..n],
-        &st.direct[..n],
-        &st.same_loc[..n],
-    );
+    let (ms, same_loc) = (&st.ms[..n], &st.same_loc[..n]);
     rf[r] = Set::EMPTY;
     obs[r] = Set::EMPTY;
     sync[r] = Set::EMPTY;
@@ -497,101 +457,26 @@ pub(crate) fn add_read_w<const W: usize>(
     causality[r] = Set::EMPTY;
     co[r] = Set::EMPTY;
     fr[r] = Set::EMPTY;
-    let w = exec.rf()[r].map(|w| w.index());
-    if let Some(w) = w {
+    if let Some(w) = exec.rf()[r].map(|w| w.index()) {
         if w >= r {
             return Decision::Unknown;
         }
-        // Reads-from, from-reads (8.9.7).
-        rf[w].insert(r);
-        fr[r] = co[w];
-        // Observation (8.9.2): chains that end by r reading from w morally
-        // strongly, directly or through the RMW whose write half is w.
-        if ms[w].has(r) {
-            obs[w].insert(r);
-            let rmw_write = matches!(exec.events()[w].kind, EventKind::Write { rmw: true, .. });
-            if let Some(x) = rmw_write
-                .then(|| st.reads.find(|x| rmw[x].has(w)))
-                .flatten()
-            {
-                for row in obs[..r].iter_mut() {
-                    if row.has(x) {
-                        row.insert(r);
-                    }
-                }
-            }
-        }
+        read_from(exec, st, (rf, obs, fr, co), w, r);
     }
     // Synchronization (8.9.4 item 4) into r: from the first events of
     // release patterns (`rel_firsts`, a superset of those with writes)
     // morally strong with r.
-    let mut synced = Set::<W>::EMPTY;
-    for x in (st.rel_firsts & ms[r] & Set::below(r)).iter() {
-        let writes = rel_writes[x];
-        if !writes.is_empty() {
-            let observed = union_rows(obs, writes);
-            if union_rows(acq_last, observed).has(r) {
-                sync[x].insert(r);
-                synced.insert(x);
-            }
-        }
-    }
-    // Base causality (8.9.5) into r: its program-order predecessors (the
-    // thread's earlier events), the events it synchronizes with, and what
-    // precedes them. What precedes a program-order predecessor precedes
-    // the thread's last one (base causality is transitive and holds program
-    // order), so a bit per event and per synchronizing event.
-    let mut preds = Set::<W>::EMPTY;
-    for x in 0..r {
-        if po[x].has(r) {
-            preds.insert(x);
-        }
-    }
-    let mut through = synced;
-    if let Some(last) = preds.last() {
-        through.insert(last);
-    }
-    let mut into = preds | synced;
-    let through: smallvec::SmallVec<[usize; 4]> = through.iter().collect();
-    for x in 0..r {
-        if through.iter().any(|&y| base[x].has(y)) {
-            into.insert(x);
-        }
-    }
-    for x in into.iter() {
-        base[x].insert(r);
-    }
-    causality_column(st, obs, causality, into, r);
+    let synced = sync_into(st, obs, sync, st.rel_firsts & ms[r] & Set::below(r), r);
+    let into = base_into(st, base, synced, r);
+    causality_into(st, obs, causality, into, r);
     // Causality (8.10.6): r must not from-read a write that precedes it
     // (it cannot precede the write it reads from: nothing follows r).
     let overlapping = fr[r] & same_loc[r];
     if overlapping.any(|w| causality[w].has(r)) {
         return Decision::Inconsistent;
     }
-    // SC per location (8.10.5): `po-loc ∪ (ms ∩ com)` was acyclic without
-    // r, and r only gains edges into it and from-read edges out of it, so a
-    // new cycle leaves r by a from-read to a morally strong write of its
-    // location and comes back to r: a search from those writes, over the
-    // relation with r, that stops when it reaches r.
-    let out = fr[r] & ms[r] & same_loc[r] & st.thread_mem;
-    if !out.is_empty() {
-        let loc_row = |a: usize| {
-            let com = rf[a] | co[a] | fr[a];
-            (po[a] | (ms[a] & com)) & same_loc[a] & st.thread_mem
-        };
-        let mut reached = out;
-        let mut frontier = out;
-        while !frontier.is_empty() {
-            let mut next = Set::EMPTY;
-            for a in (frontier).iter() {
-                next |= loc_row(a);
-            }
-            if next.has(r) {
-                return Decision::Unknown;
-            }
-            frontier = next & !reached;
-            reached |= next;
-        }
+    if loc_cycle_through(st, (rf, co, fr), r) {
+        return Decision::Unknown;
     }
     Decision::Consistent
 }
@@ -683,28 +568,9 @@ pub(crate) fn add_write_w<const W: usize>(
     causality[w] = Set::EMPTY;
     fr[w] = Set::EMPTY;
     // Base causality (8.9.5) into w: its program-order predecessors and
-    // what precedes them. Those are the thread's earlier events, and base
-    // causality is transitive and holds program order, so what precedes
-    // one of them precedes the thread's last one: a bit per event, not a
-    // row per event.
-    let mut preds = Set::<W>::EMPTY;
-    for x in 0..w {
-        if po[x].has(w) {
-            preds.insert(x);
-        }
-    }
-    let mut into = preds;
-    if let Some(last) = preds.last() {
-        for x in 0..w {
-            if base[x].has(last) {
-                into.insert(x);
-            }
-        }
-    }
-    for x in into.iter() {
-        base[x].insert(w);
-    }
-    causality_column(st, obs, causality, into, w);
+    // what precedes them (no synchronization ends at a write).
+    let into = base_into(st, base, Set::EMPTY, w);
+    causality_into(st, obs, causality, into, w);
     // Coherence (8.9.6): the writes right before w (the initial write,
     // chosen edges, causality between overlapping writes, 8.10.1) and
     // right after it (chosen edges); then the closure, which w extends by

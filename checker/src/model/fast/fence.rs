@@ -5,8 +5,9 @@
 // Rows are indexed by event, as in `decide.rs`.
 #![allow(clippy::needless_range_loop)]
 
+use super::column::{base_into, causality_into, sync_into};
 use super::decide::DerivedW;
-use super::set::{union_rows, Set};
+use super::set::Set;
 use super::statics::StaticsW;
 use super::Decision;
 use crate::event::EventId;
@@ -75,57 +76,18 @@ pub(crate) fn add_fence_w<const W: usize>(
     // Synchronization into f (8.9.4): Fence-SC pairs (item 1) from the
     // morally strong fence.sc before it in the order, and release patterns
     // observed by an acquire pattern that ends at f (item 4).
-    let mut synced = Set::<W>::EMPTY;
+    let mut synced = sync_into(st, obs, sync, st.rel_firsts & st.ms[f] & Set::below(f), f);
     if sc {
         for g in order {
             let g = g.index();
             if st.ms[g].has(f) {
+                sync[g].insert(f);
                 synced.insert(g);
             }
         }
     }
-    for x in (st.rel_firsts & st.ms[f] & Set::below(f)).iter() {
-        let writes = st.rel_writes[x];
-        if !writes.is_empty() && union_rows(&st.acq_last, union_rows(obs, writes)).has(f) {
-            synced.insert(x);
-        }
-    }
-    for x in synced.iter() {
-        sync[x].insert(f);
-    }
-    // Base causality (8.9.5) into f: its program-order predecessors, the
-    // events it synchronizes with, and what precedes them (the thread's last
-    // earlier event stands for the others: base causality holds program
-    // order and is transitive).
-    let mut preds = Set::<W>::EMPTY;
-    for x in 0..f {
-        if st.po[x].has(f) {
-            preds.insert(x);
-        }
-    }
-    let mut through = synced;
-    if let Some(last) = preds.last() {
-        through.insert(last);
-    }
-    let mut into = preds | synced;
-    for x in 0..f {
-        if base[x].meets(&through) {
-            into.insert(x);
-        }
-    }
-    for x in into.iter() {
-        base[x].insert(f);
-    }
-    // Causality (8.9.5) into f, not a memory operation: P is base causality
-    // into it from every event, then observation followed by P.
-    for x in into.iter() {
-        causality[x].insert(f);
-    }
-    for x in (st.writes & Set::below(f) & !into).iter() {
-        if obs[x].meets(&into) {
-            causality[x].insert(f);
-        }
-    }
+    let into = base_into(st, base, synced, f);
+    causality_into(st, obs, causality, into, f);
     Decision::Consistent
 }
 

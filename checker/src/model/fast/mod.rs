@@ -40,6 +40,7 @@
 //! to their values, same threads; for relations also the same reads-from,
 //! coherence edges, Fence-SC order and barrier synchronization).
 
+mod column;
 mod decide;
 mod fence;
 mod served;

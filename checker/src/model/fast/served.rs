@@ -4,11 +4,11 @@
 // Rows are indexed by event, as in `decide.rs`.
 #![allow(clippy::needless_range_loop)]
 
+use super::column::{base_into, causality_into, loc_cycle_through, read_from, sync_into};
 use super::decide::DerivedW;
-use super::set::{union_rows, Set};
+use super::set::Set;
 use super::statics::StaticsW;
 use super::Decision;
-use crate::event::EventKind;
 use crate::execution::Execution;
 
 /// Extends `d`, the relations of a consistent execution in which the read
@@ -82,99 +82,19 @@ pub(crate) fn add_served_w<const W: usize>(
     if !nothing_out {
         return Decision::Unknown;
     }
-    let (ms, same_loc) = (&st.ms[..n], &st.same_loc[..n]);
-    // Reads-from, from-reads (8.9.7).
-    rf[w].insert(r);
-    fr[r] = co[w];
-    // Observation (8.9.2): chains that end by r reading from w morally
-    // strongly, directly or through the RMW whose write half is w.
-    if ms[w].has(r) {
-        obs[w].insert(r);
-        let rmw_write = matches!(exec.events()[w].kind, EventKind::Write { rmw: true, .. });
-        if let Some(x) = rmw_write
-            .then(|| st.reads.find(|x| st.rmw[x].has(w)))
-            .flatten()
-        {
-            for row in obs[..n].iter_mut() {
-                if row.has(x) {
-                    row.insert(r);
-                }
-            }
-        }
-    }
-    // Synchronization (8.9.4 item 4) into r from release patterns morally
-    // strong with it whose writes an acquire pattern ending at r observes.
-    let mut synced = Set::<W>::EMPTY;
-    for x in (st.rel_firsts & ms[r]).iter() {
-        let writes = st.rel_writes[x];
-        if x < n && !writes.is_empty() && union_rows(&st.acq_last, union_rows(obs, writes)).has(r) {
-            sync[x].insert(r);
-            synced.insert(x);
-        }
-    }
-    // Base causality (8.9.5) into r: its program-order predecessors, the
-    // events it synchronizes with, and what precedes them.
-    let mut preds = Set::<W>::EMPTY;
-    for x in 0..n {
-        if st.po[x].has(r) {
-            preds.insert(x);
-        }
-    }
-    let mut through = synced;
-    if let Some(last) = preds.last() {
-        through.insert(last);
-    }
-    let mut into = preds | synced;
-    for x in 0..n {
-        if x != r && base[x].meets(&through) {
-            into.insert(x);
-        }
-    }
-    for x in into.iter() {
-        base[x].insert(r);
-    }
-    // Causality (8.9.5) into r, a memory operation: P (proxy-preserved base
-    // causality from memory operations, the direct cases; base causality from
-    // any other event), and observation followed by P, from the writes of
-    // r's location (observation stays on one location, 8.9.2).
-    let pcol = into & (!st.thread_mem | st.direct[r]);
-    for x in pcol.iter() {
-        causality[x].insert(r);
-    }
-    let reads = pcol & st.reads;
-    if !reads.is_empty() {
-        for x in (st.writes & same_loc[r] & !pcol).iter() {
-            if obs[x].meets(&reads) {
-                causality[x].insert(r);
-            }
-        }
-    }
+    read_from(exec, st, (rf, obs, fr, co), w, r);
+    // Synchronization (8.9.4 item 4) into r, base causality and causality
+    // (8.9.5) into it.
+    let synced = sync_into(st, obs, sync, st.rel_firsts & st.ms[r] & !Set::bit(r), r);
+    let into = base_into(st, base, synced, r);
+    causality_into(st, obs, causality, into, r);
     // Causality (8.10.6): r must not from-read a write that precedes it.
-    let overlapping = fr[r] & same_loc[r];
+    let overlapping = fr[r] & st.same_loc[r];
     if overlapping.any(|x| causality[x].has(r)) {
         return Decision::Inconsistent;
     }
-    // SC per location (8.10.5): a new cycle leaves r by a from-read to a
-    // morally strong write of its location and comes back to r.
-    let out = fr[r] & ms[r] & same_loc[r] & st.thread_mem;
-    if !out.is_empty() {
-        let loc_row = |a: usize| {
-            let com = rf[a] | co[a] | fr[a];
-            (st.po[a] | (ms[a] & com)) & same_loc[a] & st.thread_mem
-        };
-        let mut reached = out;
-        let mut frontier = out;
-        while !frontier.is_empty() {
-            let mut next = Set::EMPTY;
-            for a in frontier.iter() {
-                next |= loc_row(a);
-            }
-            if next.has(r) {
-                return Decision::Unknown;
-            }
-            frontier = next & !reached;
-            reached |= next;
-        }
+    if loc_cycle_through(st, (rf, co, fr), r) {
+        return Decision::Unknown;
     }
     Decision::Consistent
 }
