@@ -402,6 +402,17 @@ fn random_bar_red_programs_agree() {
 /// explorers; with `PTXMC_DIFF_WRITE=DIR`, their texts are also written there
 /// (`diff-SEED.litmus`) for other tools.
 fn random_agree(profile: &gen::Profile, cases: usize, seed0: u64) {
+    random_agree_with(&|seed| gen::generate_with(seed, profile), cases, seed0);
+}
+
+/// Random lock idioms (`gen/locks.rs`), as [`random_agree`] does.
+#[test]
+fn random_lock_programs_agree() {
+    random_agree_with(&gen::locks::generate_lock, DEFAULT_CASES / 4, 3_000_000);
+}
+
+/// [`random_agree`] with the generator `generate` (a program per seed).
+fn random_agree_with(generate: &dyn Fn(u64) -> String, cases: usize, seed0: u64) {
     let n = env_num("PTXMC_DIFF_CASES").map_or(cases, |n| n as usize);
     let seed = env_num("PTXMC_DIFF_SEED").unwrap_or(seed0);
     let timeout = Duration::from_millis(env_num("PTXMC_DIFF_TIMEOUT_MS").unwrap_or(2000));
@@ -410,7 +421,7 @@ fn random_agree(profile: &gen::Profile, cases: usize, seed0: u64) {
         .map(|i| format!("seed {}", seed.wrapping_add(i as u64)))
         .collect();
     let texts: Vec<String> = (0..n)
-        .map(|i| gen::generate_with(seed.wrapping_add(i as u64), profile))
+        .map(|i| generate(seed.wrapping_add(i as u64)))
         .collect();
     if let Some(dir) = std::env::var_os("PTXMC_DIFF_WRITE") {
         let dir = PathBuf::from(dir);

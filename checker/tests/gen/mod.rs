@@ -31,6 +31,7 @@
 #![allow(dead_code)]
 
 pub mod compare;
+pub mod locks;
 
 use std::fmt::Write;
 

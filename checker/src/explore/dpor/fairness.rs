@@ -90,9 +90,8 @@ impl Dpor<'_> {
     /// before they become children ([`Self::stale_spin_read`]): exactly when
     /// a blocked graph that can no longer be fair is pruned at once
     /// ([`Self::fair_so_far`]).
-    pub(super) fn checks_stale_reads(&self, w: &super::Worker, t: usize, pc: usize) -> bool {
+    pub(super) fn checks_stale_reads(&self, t: usize, pc: usize) -> bool {
         self.prune_unfair
-            && !w.out.checks_sizes()
             && self.codes[t]
                 .loops()
                 .iter()

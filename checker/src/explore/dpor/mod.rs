@@ -103,6 +103,7 @@
 //! number of threads. Time and execution limits are shared: the first worker
 //! to reach one stops the others.
 
+mod ahead;
 mod awaits;
 mod complete;
 mod exits;
@@ -185,6 +186,10 @@ struct State {
     // invariant: only for reads in `awaiting` or whose thread is restored to
     // the state it awaits in; cleared when the read is popped.
     await_fails: std::cell::RefCell<SmallVec<[(EventId, i64, bool); 8]>>,
+    /// The way to its gate of a thread waiting at the RMW read of a chain
+    /// ([`Dpor::gate_ahead`]), per waiting read.
+    // invariant: only for reads in `waiting`; cleared when the read is popped.
+    ahead_memo: std::cell::RefCell<Vec<(EventId, Option<std::sync::Arc<ahead::Ahead>>)>>,
     /// `writes_made[t][p]`: the writes of thread `t` to `p` in the graph.
     // invariant: counts the write events of `exec`, by thread and location.
     writes_made: Vec<Vec<u32>>,
@@ -346,6 +351,12 @@ pub(crate) struct Dpor<'a> {
     /// Per physical location: whether its writes form an RMW chain
     /// (`fairness.rs`, [`Self::rmw_chain`]), found on first use.
     rmw_chains: std::sync::OnceLock<Vec<bool>>,
+    /// Each thread's way from its initial state to its gate (`ahead.rs`),
+    /// found on first use.
+    aheads: std::sync::OnceLock<Vec<Option<ahead::Ahead>>>,
+    /// Per physical location: whether its writes form an RMW chain of
+    /// positive additions (`ahead.rs`), found on first use.
+    growing: std::sync::OnceLock<Vec<bool>>,
     /// The write instructions of each thread to each location (`exits.rs`).
     write_sites: std::sync::OnceLock<exits::WriteSites>,
     /// Facts of the code found once per instruction (`memo.rs`).
@@ -462,6 +473,8 @@ impl<'a> Dpor<'a> {
             walk: None,
             prune_unfair: codes.iter().all(|c| c.loops().iter().all(|l| l.spin)),
             rmw_chains: std::sync::OnceLock::new(),
+            aheads: std::sync::OnceLock::new(),
+            growing: std::sync::OnceLock::new(),
             write_sites: std::sync::OnceLock::new(),
             memo: memo::Memo::new(codes),
             split: None,
@@ -554,6 +567,7 @@ impl<'a> Dpor<'a> {
             waiting: Vec::new(),
             awaiting: Vec::new(),
             await_fails: Default::default(),
+            ahead_memo: Default::default(),
             writes_made: vec![vec![0; self.init_mem.len()]; self.codes.len()],
             barriers: 0,
             fences_sc: 0,

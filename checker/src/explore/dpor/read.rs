@@ -49,6 +49,20 @@ impl<'a> Dpor<'a> {
         // The event and what depends only on it are the same in every child:
         // pushed once, each child sets the value read and where it comes from.
         let id = push_event(s, t, ev, Some(0));
+        // No later write for the read when every thread that may still
+        // write its location is gated behind it (`ahead.rs`).
+        if choices.iter().any(|c| matches!(c, Source::Later)) {
+            let excluded = self.behind_new_read(s, id);
+            let e = s.exec.event(id);
+            if excluded != 0
+                && !(0..s.runs.len()).any(|u| {
+                    (u >= 64 || excluded >> u & 1 == 0)
+                        && self.later_writer(s, u, t, e, phys.index())
+                })
+            {
+                choices.retain(|c| !matches!(c, Source::Later));
+            }
+        }
         // The writes the model rules out are no choice.
         let write = |c: &Source| match *c {
             Source::Write(w, v) => Some((w, v)),
@@ -66,7 +80,7 @@ impl<'a> Dpor<'a> {
         );
         let incremental = parent.is_some() && s.model.follows(&s.exec);
         let was_rmw = s.exec.event(id).is_rmw();
-        let stale_checked = self.checks_stale_reads(w, t, s.exec.event(id).instr as usize);
+        let stale_checked = self.checks_stale_reads(t, s.exec.event(id).instr as usize);
         // A read of a spin loop that a later write may serve *awaits*: the
         // writes whose value makes its iteration fail are no child now (nor
         // given by writes as they are added); the thread stops at the read,
@@ -153,6 +167,7 @@ impl<'a> Dpor<'a> {
                 }
                 Source::Later => {
                     s.waiting.pop();
+                    s.ahead_memo.get_mut().retain(|e| e.0 != id);
                     if awaits {
                         s.awaiting.pop();
                         s.await_fails.get_mut().retain(|e| e.0 != id);

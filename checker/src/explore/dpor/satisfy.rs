@@ -108,7 +108,7 @@ impl Dpor<'_> {
                 }
             }
         }
-        let mut gated = self.gated_behind(s, after_threads, phys);
+        let mut gated = self.gated_behind(s, after_threads, phys, true);
         while gated != 0 {
             let u = gated.trailing_zeros() as usize;
             gated &= gated - 1;
@@ -143,9 +143,9 @@ impl Dpor<'_> {
     /// the thread stops at the back edge, and its only write after `q` is the
     /// failed CAS's write-back to `q`'s location (under the spec reading),
     /// which `r` cannot read.
-    pub(super) fn gated_behind(&self, s: &State, after: u64, r_phys: usize) -> u64 {
+    pub(super) fn gated_behind(&self, s: &State, after: u64, r_phys: usize, ahead: bool) -> u64 {
         let mut gated = 0u64;
-        if s.waiting.is_empty() {
+        if s.waiting.is_empty() && !ahead {
             return 0;
         }
         // The value `u`'s waiting read `q` must read for `u` to go on, if
@@ -155,35 +155,74 @@ impl Dpor<'_> {
                 .then(|| self.codes[u].cas_exit_value(q.instr as usize))
                 .flatten()
         };
+        // Threads not started that stop at a gate first (`ahead.rs`): the
+        // thread, its gate, the gate's location, what it writes before.
+        let mut early: SmallVec<[(usize, Event, usize, u64); 8]> = SmallVec::new();
         for (u, run) in s.runs.iter().enumerate() {
-            let Run::Waiting(q) = *run else {
+            if after >> u & 1 == 1 {
                 continue;
-            };
-            let e = s.exec.event(q);
-            let Some(phys) = e.loc().map(|l| l.phys.index()) else {
-                continue;
-            };
-            // Every write any thread makes to `q`'s location that can let
-            // `u` go on synchronizes with `q` when `q` reads it (a thread
-            // whose writes there do not keeps the waiter out, even when it
-            // makes none any more).
-            if after >> u & 1 == 0 && self.gate(s, u, e, phys, phys != r_phys) {
-                gated |= 1 << u;
             }
-        }
-        loop {
-            let before = gated;
-            let mut m = gated;
-            while m != 0 {
-                let u = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let Run::Waiting(q) = s.runs[u] else {
-                    continue;
-                };
+            if let Run::Waiting(q) = *run {
                 let e = s.exec.event(q);
                 let Some(phys) = e.loc().map(|l| l.phys.index()) else {
                     continue;
                 };
+                // Every write any thread makes to `q`'s location that can let
+                // `u` go on synchronizes with `q` when `q` reads it (a thread
+                // whose writes there do not keeps the waiter out, even when it
+                // makes none any more).
+                if self.gate(s, u, e, phys, phys != r_phys) {
+                    gated |= 1 << u;
+                    continue;
+                }
+            }
+            if !ahead || u >= 64 {
+                continue;
+            }
+            if let Some((e, phys, pre)) = self.gate_ahead(s, u) {
+                if self.gate(s, u, &e, phys, phys != r_phys) {
+                    gated |= 1 << u;
+                    early.push((u, e, phys, pre));
+                }
+            }
+        }
+        let gate_of = |u: usize| -> Option<(&Event, usize, u64)> {
+            if let Some((_, e, phys, pre)) = early.iter().find(|x| x.0 == u) {
+                return Some((e, *phys, *pre));
+            }
+            match s.runs[u] {
+                Run::Waiting(q) => {
+                    let e = s.exec.event(q);
+                    e.loc().map(|l| (e, l.phys.index(), 0))
+                }
+                _ => None,
+            }
+        };
+        loop {
+            let before = gated;
+            // A thread gated before it starts writes first: not to `r`'s
+            // location, nor to a gate of the threads gated.
+            let mut gates = 1u64 << r_phys.min(63);
+            let mut m = gated;
+            while m != 0 {
+                let u = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if let Some((_, phys, _)) = gate_of(u) {
+                    gates |= 1 << phys.min(63);
+                }
+            }
+            let mut m = gated;
+            while m != 0 {
+                let u = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let Some((e, phys, pre)) = gate_of(u) else {
+                    gated &= !(1 << u);
+                    continue;
+                };
+                if pre & gates != 0 || (pre != 0 && (r_phys >= 64 || phys >= 64)) {
+                    gated &= !(1 << u);
+                    continue;
+                }
                 let go_on = exit(u, e, phys);
                 // (Every writer that can let `u` go on synchronizes with
                 // `q`, checked above.)
@@ -409,6 +448,9 @@ impl Dpor<'_> {
         if s.waiting.is_empty() || s.runs.len() > 64 {
             return true;
         }
+        if self.rmws_wait_for_each_other(s) {
+            return false;
+        }
         // Each waiting read with its thread, its location and the threads
         // that may write for it: not one it precedes in causality, and its
         // own thread only once [`Self::unblock`] gave it a value.
@@ -480,6 +522,54 @@ impl Dpor<'_> {
             }
         }
         self.demands_fit(s, &mut demands)
+    }
+
+    /// Whether, at some location all of whose writes are RMWs morally strong
+    /// with each other ([`Self::rmw_chain`]), RMW reads wait for later
+    /// writes ([`Run::Waiting`], not awaiting: an awaiting read may hang on a
+    /// write of the graph) and the only writes any thread may still make
+    /// there are the write halves of those RMWs. Then each of them reads the
+    /// write half of another, and following "reads from" among finitely many
+    /// gives a cycle; but an RMW's write comes after the write its read reads
+    /// in coherence (8.10.1: else the read reads a write coherence-after one
+    /// its thread made before it), so the cycle is one of coherence order,
+    /// which is a total order on these writes (8.9.6). No completion is
+    /// consistent: tickets that wait for each other's.
+    pub(super) fn rmws_wait_for_each_other(&self, s: &State) -> bool {
+        let mut seen: SmallVec<[usize; 4]> = SmallVec::new();
+        for &r in &s.waiting {
+            let Some(phys) = s.exec.event(r).loc().map(|l| l.phys.index()) else {
+                continue;
+            };
+            if seen.contains(&phys) || !self.rmw_chain(phys) {
+                continue;
+            }
+            seen.push(phys);
+            // The threads stopped at such an RMW read of `phys`.
+            let mut rmws = 0u64;
+            for (t, run) in s.runs.iter().enumerate() {
+                if let Run::Waiting(q) = *run {
+                    let at = s
+                        .exec
+                        .event(q)
+                        .loc()
+                        .is_some_and(|l| l.phys.index() == phys);
+                    if at && !s.awaiting.contains(&q) && self.rmw_read(s, q, None) {
+                        rmws |= 1 << t;
+                    }
+                }
+            }
+            let only_halves = rmws != 0
+                && (0..s.runs.len()).all(|t| match self.remaining_writes(s, t, phys) {
+                    0 => true,
+                    1 => rmws >> t & 1 == 1,
+                    _ => false,
+                });
+            if only_halves {
+                return true;
+            }
+        }
+        false
     }
 
     /// A greedy set of the RMW reads among `reads` (each with the threads

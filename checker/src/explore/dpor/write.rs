@@ -117,6 +117,7 @@ impl<'a> Dpor<'a> {
         let node_state = s.save(t);
         let pending = s.pending.clone();
         let waiting = s.waiting.clone();
+        let awaiting = s.awaiting.clone();
         for &m in &before_all {
             s.exec.order_co(m, id);
         }
@@ -193,6 +194,8 @@ impl<'a> Dpor<'a> {
                             let mut served = false;
                             if let Some(at) = s.waiting.iter().position(|&x| x == r) {
                                 s.waiting.remove(at);
+                                // (Awaiting reads are waiting ones.)
+                                s.awaiting.retain(|&x| x != r);
                                 let rt = s.exec.event(r).thread.map_or(0, |x| x.index());
                                 let was = s.exec.event(r).is_rmw();
                                 let rmw = s.states[rt].pending_rmw_writes(Some(&value));
@@ -211,7 +214,7 @@ impl<'a> Dpor<'a> {
                     if !incremental {
                         s.model.forget();
                     }
-                    res = if this.satisfiable(s) && this.fair_so_far(s, w) {
+                    res = if this.satisfiable(s) && this.fair_so_far(s) {
                         s.states[t].clone_from(&node_state);
                         this.visit(s, w, !(settled_write && mask == 0), parts)
                     } else {
@@ -231,6 +234,7 @@ impl<'a> Dpor<'a> {
                     }
                     s.pending.clone_from(&pending);
                     s.waiting.clone_from(&waiting);
+                    s.awaiting.clone_from(&awaiting);
                     s.model.forget();
                     if res.is_err() || mask == allowed {
                         break;
