@@ -1,4 +1,5 @@
 //! Random variants of lock idioms for the differential test: ticket locks
+//! (and `while (!CAS)` locks and one-shot barriers, below)
 //! (an `atom.add` on a ticket counter, a spin until `serving` equals the
 //! ticket, a critical section, a release) with their parts changed one at a
 //! time, so that the explorer's lock shortcuts (RMW chains that only grow,
@@ -18,8 +19,10 @@ use std::fmt::Write as _;
 /// A random lock or barrier program of the corpus dialect for `seed`.
 pub fn generate_lock(seed: u64) -> String {
     let mut rng = Rng::new(seed);
-    if rng.chance(30) {
-        return barrier(&mut rng, seed);
+    match rng.below(10) {
+        0..=2 => return barrier(&mut rng, seed),
+        3..=4 => return cas_lock(&mut rng, seed),
+        _ => {}
     }
     let lockers = rng.range(2, 3);
     let step = if rng.chance(80) { 1 } else { 2 };
@@ -133,6 +136,58 @@ fn barrier(rng: &mut Rng, seed: u64) -> String {
     columns(&mut out, &threads, rng.chance(20));
     let q = if rng.chance(50) { "exists" } else { "forall" };
     let _ = write!(out, "{q} (P0:r2 == 1)");
+    out
+}
+
+/// A `while (!CAS) ;` lock of 2 or 3 threads: the CAS (acquire, or
+/// relaxed with a fence after the loop), a critical section, a release (a
+/// store, an exchange, or a relaxed store), sometimes an extra thread that
+/// stores to the lock or the data.
+fn cas_lock(rng: &mut Rng, seed: u64) -> String {
+    let n = rng.range(2, 3);
+    let (cas, fence) = match rng.below(10) {
+        0..=6 => ("atom.acquire.gpu.cas r0, m, 0, 1", false),
+        7..=8 => ("atom.relaxed.gpu.cas r0, m, 0, 1", true),
+        _ => ("atom.relaxed.gpu.cas r0, m, 0, 1", false),
+    };
+    let release = match rng.below(10) {
+        0..=6 => "st.release.gpu m, 0",
+        7..=8 => "atom.release.gpu.exch r3, m, 0",
+        _ => "st.relaxed.gpu m, 0",
+    };
+    let mut threads: Vec<Vec<String>> = (0..n)
+        .map(|_| {
+            let mut c = vec!["LC00:".to_string(), cas.into(), "bne r0, 0, LC00".into()];
+            if fence {
+                c.push("fence.acq_rel.gpu".into());
+            }
+            c.extend(
+                [
+                    "ld.weak r2, data",
+                    "add r2, r2, 1",
+                    "st.weak data, r2",
+                    release,
+                ]
+                .map(String::from),
+            );
+            c
+        })
+        .collect();
+    if rng.chance(25) {
+        threads.push(vec![if rng.chance(50) {
+            "st.release.gpu m, 0"
+        } else {
+            "st.relaxed.gpu data, 7"
+        }
+        .into()]);
+    }
+    let m0 = if rng.chance(85) { 0 } else { 1 };
+    let mut out = format!("PTX cas-lock-{seed}\n\"generated CAS lock variant\"\n{{\n");
+    let _ = writeln!(out, "m={m0}; data=0;\n}}");
+    columns(&mut out, &threads, rng.chance(20));
+    let want = rng.range(n - 1, n + 1);
+    let q = if rng.chance(50) { "exists" } else { "forall" };
+    let _ = write!(out, "{q} (data == {want})");
     out
 }
 

@@ -59,6 +59,10 @@ pub(super) struct Ahead {
     gate_phys: usize,
     /// The physical locations the thread writes before the gate (a bit each).
     pre_writes: u64,
+    /// The gate is the CAS of a guarded CAS loop (an RMW when it succeeds):
+    /// a write of the graph lets it pass only if no RMW morally strong with
+    /// it reads that write already (8.10.3).
+    cas: bool,
 }
 
 /// An id for events of a look-ahead, which never enter the graph.
@@ -119,7 +123,10 @@ impl Dpor<'_> {
         let mut present: SmallVec<[i64; 8]> = SmallVec::new();
         for x in s.exec.ids() {
             if let EventKind::Write { loc, value, .. } = s.exec.event(x).kind {
-                if loc.phys.index() == a.gate_phys && !present.contains(&value) {
+                if loc.phys.index() == a.gate_phys
+                    && !present.contains(&value)
+                    && !(a.cas && self.read_by_strong_rmw(s, x, &a.gate))
+                {
                     present.push(value);
                 }
             }
@@ -141,6 +148,21 @@ impl Dpor<'_> {
         (self.grows_by_adding(phys) && self.chain_grows_last(s, phys))
             .then(|| self.largest_written(s, phys))
             .flatten()
+    }
+
+    /// Whether an RMW read of the graph morally strong with the RMW `q`
+    /// (8.7; their write halves have their read halves' scope, proxy and
+    /// address, so they are morally strong too) reads the write `x`: then
+    /// `q` cannot read it as well (8.10.3: one of the two writes would lie
+    /// between `x` and the other in coherence).
+    fn read_by_strong_rmw(&self, s: &State, x: EventId, q: &Event) -> bool {
+        let placements: Vec<_> = self.test.threads.iter().map(|t| t.placement).collect();
+        s.exec.ids().any(|r| {
+            let e = s.exec.event(r);
+            matches!(e.kind, EventKind::Read { rmw: true, .. })
+                && s.exec.rf().get(r.index()).copied().flatten() == Some(x)
+                && crate::model::morally_strong_events(e, q, &placements)
+        })
     }
 
     /// The largest value a write of the graph writes to `phys`.
@@ -183,13 +205,14 @@ impl Dpor<'_> {
                 EventKind::Read { loc, .. } => {
                     let phys = loc.phys.index();
                     if self.spin_read(u, &ev) {
-                        let exits = self.exits(u, &st, phys);
+                        let (exits, cas) = self.exits(u, &st, &ev, phys);
                         return Some(Ahead {
                             chain: None,
                             paths: SmallVec::from_elem((0, exits), 1),
                             gate: ev,
                             gate_phys: phys,
                             pre_writes: pre,
+                            cas,
                         });
                     }
                     if !(st.pending_rmw_writes(None) && self.grows_by_adding(phys)) {
@@ -250,7 +273,7 @@ impl Dpor<'_> {
                 }
             }
             let (ev, gp) = gate?;
-            let exits = self.exits(u, &st, gp);
+            let (exits, cas) = self.exits(u, &st, &ev, gp);
             match &mut found {
                 None => {
                     found = Some(Ahead {
@@ -259,10 +282,11 @@ impl Dpor<'_> {
                         gate: ev,
                         gate_phys: gp,
                         pre_writes: pre,
+                        cas,
                     })
                 }
                 Some(a) => {
-                    if a.gate.instr != ev.instr || a.gate_phys != gp {
+                    if a.gate.instr != ev.instr || a.gate_phys != gp || a.cas != cas {
                         return None;
                     }
                     a.pre_writes |= pre;
@@ -273,22 +297,35 @@ impl Dpor<'_> {
         found
     }
 
-    /// The values of `phys` that let thread `u`, stopped at its gate in
+    /// The values of `phys` that let thread `u`, stopped at its gate `q` in
     /// `st`, leave the spin: every value some write may write there, or the
-    /// initial one, after which it does not block in the loop.
-    fn exits(&self, u: usize, st: &ThreadState<i64>, phys: usize) -> SmallVec<[i64; 8]> {
+    /// initial one, after which it does not block in the loop; for the CAS
+    /// of a guarded CAS loop, its compare value alone (any other fails, and
+    /// the thread stops at the back edge, [`crate::interp::ThreadCode::cas_exit_value`]),
+    /// and `true`.
+    fn exits(
+        &self,
+        u: usize,
+        st: &ThreadState<i64>,
+        q: &Event,
+        phys: usize,
+    ) -> (SmallVec<[i64; 8]>, bool) {
+        if let Some(x) = self.codes[u].cas_exit_value(q.instr as usize) {
+            return (SmallVec::from_elem(x, 1), true);
+        }
         let mut values = self.written_values(phys);
         values.push(self.init_mem[phys]);
         values.sort_unstable();
         values.dedup();
-        values
+        let exits = values
             .into_iter()
             .filter(|&v| {
                 let mut st = st.clone();
                 st.commit(SCRATCH, Some(v));
                 !matches!(st.next(&self.codes[u]), Next::Blocked(BlockReason::Spin))
             })
-            .collect()
+            .collect();
+        (exits, false)
     }
 
     /// Whether the read `ev` of thread `u` is the read of a side-effect-free
