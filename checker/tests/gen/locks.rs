@@ -1,7 +1,7 @@
 //! Random variants of lock idioms for the differential test: ticket locks
-//! (and `while (!CAS)` locks and one-shot barriers, below)
 //! (an `atom.add` on a ticket counter, a spin until `serving` equals the
-//! ticket, a critical section, a release) with their parts changed one at a
+//! ticket, a critical section, a release), `while (!CAS)` locks and one-shot
+//! barriers (below), with their parts changed one at a
 //! time, so that the explorer's lock shortcuts (RMW chains that only grow,
 //! spins that only a later write lets pass: `dpor/ahead.rs`) meet both the
 //! programs they hold for and the ones just outside them.
