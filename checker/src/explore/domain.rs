@@ -43,7 +43,8 @@
 use crate::event::{EventId, EventKind};
 use crate::interp::{Next, ThreadCode, ThreadState};
 use ptxmc_frontend::ir::{Proxy, Test, VAddrId};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// Values each thread may write to each physical location: `[thread][phys]`.
@@ -84,12 +85,12 @@ type Element = (i64, Vec<WriteEvent>);
 /// A path of the precise fixed point: the thread state, per read (by
 /// program-order index) the provenances the value it took can have, the
 /// write counts and the last values written ([`Written`]).
-type Path = (
-    ThreadState<i64>,
-    BTreeMap<EventId, Vec<Vec<WriteEvent>>>,
-    Counts,
-    Written,
-);
+type Path = (ThreadState<i64>, Provenances, Counts, Written);
+
+/// Per read of a path (by program-order index), the provenances its value
+/// can have: shared between the paths that branch after the read (a path
+/// copies the list, not the chains).
+type Provenances = Vec<(EventId, Rc<Vec<Vec<WriteEvent>>>)>;
 
 /// Per path and physical location: the value of the path's last write to it.
 type Written = Vec<Option<i64>>;
@@ -260,10 +261,25 @@ fn precise(
         let mut writes: WriteDomain = vec![vec![BTreeSet::new(); n_phys]; codes.len()];
         let mut max_writes = vec![vec![0u32; n_phys]; codes.len()];
         let mut found: Vec<BTreeSet<Element>> = dom.clone();
+        // Per location, the provenances of each value (`dom` stays as it is
+        // for the round): what a read's paths share.
+        let grouped: Vec<Vec<(i64, Rc<Vec<Vec<WriteEvent>>>)>> = dom
+            .iter()
+            .map(|set| {
+                let mut groups: Vec<(i64, Vec<Vec<WriteEvent>>)> = Vec::new();
+                for (v, p) in set {
+                    match groups.last_mut() {
+                        Some((last, ps)) if last == v => ps.push(p.clone()),
+                        _ => groups.push((*v, vec![p.clone()])),
+                    }
+                }
+                groups.into_iter().map(|(v, ps)| (v, Rc::new(ps))).collect()
+            })
+            .collect();
         for (t, code) in codes.iter().enumerate() {
             let start = (
                 ThreadState::<i64>::new(code, test, unroll),
-                BTreeMap::new(),
+                Vec::new(),
                 vec![0u32; n_phys],
                 vec![None; n_phys],
             );
@@ -290,29 +306,21 @@ fn precise(
                             // together until a write depends on them. A
                             // read of a private location takes one value.
                             let forced = forced_value(test, &private, &written, t, &ev);
-                            let mut groups: Vec<(i64, Vec<Vec<WriteEvent>>)> = Vec::new();
-                            for (v, p) in &dom[loc.phys.index()] {
-                                if forced.is_some_and(|f| f != *v) {
-                                    continue;
-                                }
-                                match groups.last_mut() {
-                                    Some((last, ps)) if last == v => ps.push(p.clone()),
-                                    _ => groups.push((*v, vec![p.clone()])),
-                                }
-                            }
-                            let mut groups = groups.into_iter();
+                            let mut groups = grouped[loc.phys.index()]
+                                .iter()
+                                .filter(|(v, _)| forced.is_none_or(|f| f == *v));
                             let Some((v0, p0)) = groups.next() else {
                                 break;
                             };
                             for (v, p) in groups {
                                 let mut other =
                                     (st.clone(), prov.clone(), counts.clone(), written.clone());
-                                other.0.commit(id, Some(v));
-                                other.1.insert(id, p);
+                                other.0.commit(id, Some(*v));
+                                other.1.push((id, Rc::clone(p)));
                                 stack.push(other);
                             }
-                            st.commit(id, Some(v0));
-                            prov.insert(id, p0);
+                            st.commit(id, Some(*v0));
+                            prov.push((id, Rc::clone(p0)));
                         }
                         EventKind::Write { loc, value, .. } => {
                             let me = (t as u32, po, ev.instr);
@@ -330,8 +338,11 @@ fn precise(
                             fold_max(&mut max_writes[t], &counts);
                             // Every chain: one provenance of each read the
                             // value depends on, with this write.
-                            let deps: Vec<&Vec<Vec<WriteEvent>>> =
-                                ev.data_deps.iter().filter_map(|d| prov.get(d)).collect();
+                            let deps: Vec<&Vec<Vec<WriteEvent>>> = ev
+                                .data_deps
+                                .iter()
+                                .filter_map(|d| prov.iter().find(|e| e.0 == *d).map(|e| &*e.1))
+                                .collect();
                             let combinations = deps
                                 .iter()
                                 .try_fold(1usize, |n, ps| n.checked_mul(ps.len().max(1)));
