@@ -90,7 +90,10 @@ type Path = (ThreadState<i64>, Provenances, Counts, Written);
 /// Per read of a path (by program-order index), the provenances its value
 /// can have: shared between the paths that branch after the read (a path
 /// copies the list, not the chains).
-type Provenances = Vec<(EventId, Rc<Vec<Vec<WriteEvent>>>)>;
+type Provenances = Vec<(EventId, Shared)>;
+
+/// The provenances of one value, shared between paths.
+type Shared = Rc<Vec<Vec<WriteEvent>>>;
 
 /// Per path and physical location: the value of the path's last write to it.
 type Written = Vec<Option<i64>>;
@@ -263,7 +266,7 @@ fn precise(
         let mut found: Vec<BTreeSet<Element>> = dom.clone();
         // Per location, the provenances of each value (`dom` stays as it is
         // for the round): what a read's paths share.
-        let grouped: Vec<Vec<(i64, Rc<Vec<Vec<WriteEvent>>>)>> = dom
+        let grouped: Vec<Vec<(i64, Shared)>> = dom
             .iter()
             .map(|set| {
                 let mut groups: Vec<(i64, Vec<Vec<WriteEvent>>)> = Vec::new();
