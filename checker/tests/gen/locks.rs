@@ -194,30 +194,14 @@ fn cas_lock(rng: &mut Rng, seed: u64) -> String {
 /// The thread columns of a test, padded, each thread in CTA 0 (or CTAs 0
 /// and 1 alternately, `split`).
 fn columns(out: &mut String, threads: &[Vec<String>], split: bool) {
-    let header: Vec<String> = (0..threads.len())
-        .map(|t| format!("P{t}@cta {},gpu 0", if split { t % 2 } else { 0 }))
-        .collect();
-    let height = threads.iter().map(Vec::len).max().unwrap_or(0);
-    let columns: Vec<Vec<String>> = threads
+    let columns = threads
         .iter()
-        .zip(&header)
-        .map(|(th, h)| {
-            let mut col = vec![h.clone()];
+        .enumerate()
+        .map(|(t, th)| {
+            let mut col = vec![format!("P{t}@cta {},gpu 0", if split { t % 2 } else { 0 })];
             col.extend(th.iter().cloned());
-            col.resize(height + 1, String::new());
             col
         })
         .collect();
-    let widths: Vec<usize> = columns
-        .iter()
-        .map(|c| c.iter().map(String::len).max().unwrap_or(0))
-        .collect();
-    for row in 0..=height {
-        let cells: Vec<String> = columns
-            .iter()
-            .zip(&widths)
-            .map(|(c, &w)| format!(" {:<w$} ", c[row]))
-            .collect();
-        let _ = writeln!(out, "{};", cells.join("|"));
-    }
+    super::write_columns(out, columns);
 }

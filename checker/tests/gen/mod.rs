@@ -573,37 +573,19 @@ pub fn generate_with(seed: u64, profile: &Profile) -> String {
     out.push_str("}\n");
 
     // Columns, padded to the same width and height.
-    let header: Vec<String> = threads
-        .iter()
-        .enumerate()
-        .map(|(t, th)| format!("P{t}@cta {},gpu {}", th.cta, th.gpu))
-        .collect();
-    let height = threads.iter().map(|t| t.cells.len()).max().unwrap_or(0);
     let columns: Vec<Vec<String>> = threads
         .iter()
-        .zip(&header)
-        .map(|(th, h)| {
-            let mut col = vec![h.clone()];
+        .enumerate()
+        .map(|(t, th)| {
+            let mut col = vec![format!("P{t}@cta {},gpu {}", th.cta, th.gpu)];
             col.extend(th.cells.iter().map(|c| match c {
                 Cell::Instr(s) => s.clone(),
                 Cell::Label(l) => format!("{l}:"),
             }));
-            col.resize(height + 1, String::new());
             col
         })
         .collect();
-    let widths: Vec<usize> = columns
-        .iter()
-        .map(|c| c.iter().map(String::len).max().unwrap_or(0))
-        .collect();
-    for row in 0..=height {
-        let cells: Vec<String> = columns
-            .iter()
-            .zip(&widths)
-            .map(|(c, &w)| format!(" {:<w$} ", c[row]))
-            .collect();
-        let _ = writeln!(out, "{};", cells.join("|"));
-    }
+    write_columns(&mut out, columns);
 
     if rng.chance(8) {
         let mut terms: Vec<String> = LOCS[..locs].iter().map(|l| l.to_string()).collect();
@@ -630,4 +612,25 @@ pub fn generate_with(seed: u64, profile: &Profile) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Writes the thread columns of a test (each its header first, then its
+/// instructions), padded to the same width and height, a row per line.
+pub fn write_columns(out: &mut String, mut columns: Vec<Vec<String>>) {
+    let height = columns.iter().map(Vec::len).max().unwrap_or(0);
+    for c in &mut columns {
+        c.resize(height, String::new());
+    }
+    let widths: Vec<usize> = columns
+        .iter()
+        .map(|c| c.iter().map(String::len).max().unwrap_or(0))
+        .collect();
+    for row in 0..height {
+        let cells: Vec<String> = columns
+            .iter()
+            .zip(&widths)
+            .map(|(c, &w)| format!(" {:<w$} ", c[row]))
+            .collect();
+        let _ = writeln!(out, "{};", cells.join("|"));
+    }
 }

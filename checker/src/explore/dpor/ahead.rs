@@ -34,7 +34,6 @@
 use super::{Dpor, Run, State};
 use crate::event::{Event, EventId, EventKind};
 use crate::interp::{Next, ThreadState};
-use crate::model::waits::Waits;
 use crate::report::BlockReason;
 use ptxmc_frontend::ir::{Instr, Operand, RmwOp};
 use smallvec::SmallVec;
@@ -395,45 +394,5 @@ impl Dpor<'_> {
                     )
             })
         })
-    }
-}
-
-impl Dpor<'_> {
-    /// Threads none of whose future writes the read `r`, just added (the
-    /// last event of the graph, so that only its own thread's later events
-    /// follow it in base causality order), may read from: its own thread
-    /// and the threads gated behind it ([`Dpor::gated_behind`]), those not
-    /// started yet included ([`Self::gate_ahead`]); each, as in
-    /// [`Dpor::causally_after`], only when it writes `r`'s location the way
-    /// `r` reads it.
-    pub(super) fn behind_new_read(&self, s: &State, r: EventId) -> u64 {
-        let ev = s.exec.event(r);
-        let (Some(loc), Some(rt)) = (ev.loc(), ev.thread) else {
-            return 0;
-        };
-        let (phys, rt) = (loc.phys.index(), rt.index());
-        if s.runs.len() > 64
-            || self.issues_async[rt]
-            || !s
-                .model
-                .causality_excludes_later(&s.exec, r, &mut std::iter::empty())
-        {
-            return 0;
-        }
-        let mut gated = self.gated_behind(s, 1 << rt, phys, true);
-        let mut out = 0u64;
-        while gated != 0 {
-            let u = gated.trailing_zeros() as usize;
-            gated &= gated - 1;
-            let same_way = s.model.causality_excludes_later(
-                &s.exec,
-                r,
-                &mut self.accesses[u].get(phys).into_iter().flatten().copied(),
-            );
-            if same_way {
-                out |= 1 << u;
-            }
-        }
-        out
     }
 }

@@ -52,7 +52,7 @@ impl<'a> Dpor<'a> {
         // No later write for the read when every thread that may still
         // write its location is gated behind it (`ahead.rs`).
         if choices.iter().any(|c| matches!(c, Source::Later)) {
-            let excluded = self.behind_new_read(s, id);
+            let excluded = self.excluded_later(s, id, false);
             let e = s.exec.event(id);
             if excluded != 0
                 && !(0..s.runs.len()).any(|u| {

@@ -63,6 +63,13 @@ impl Dpor<'_> {
     /// - those stopped behind `r` ([`Self::gated_behind`]): waiting at a read
     ///   that only writes `r` precedes in base causality order can serve.
     pub(super) fn causally_after(&self, s: &State, r: EventId) -> u64 {
+        self.excluded_later(s, r, s.model.known())
+    }
+
+    /// [`Self::causally_after`], reading the relations' base-causality row
+    /// of `r` only with `rows` (a read just added has none yet: only its own
+    /// thread's later events follow it).
+    pub(super) fn excluded_later(&self, s: &State, r: EventId, rows: bool) -> u64 {
         let ev = s.exec.event(r);
         let (Some(loc), Some(rt)) = (ev.loc(), ev.thread) else {
             return 0;
@@ -88,7 +95,7 @@ impl Dpor<'_> {
         // order: its own (program order), and those found from the relations.
         let mut after_threads = 1u64 << rt;
         let mut out = 0u64;
-        if s.model.known() {
+        if rows {
             for (k, &word) in s.model.base_causality_row(r.index()).iter().enumerate() {
                 let mut bits = word;
                 while bits != 0 {
