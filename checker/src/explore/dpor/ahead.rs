@@ -73,7 +73,6 @@ impl Dpor<'_> {
     /// RMW read of a chain, and no write of the graph lets it pass:
     /// `(gate, its location, pre_writes)`.
     pub(super) fn gate_ahead(&self, s: &State, u: usize) -> Option<(Event, usize, u64)> {
-        // A waiting read reads a write added later: past the chain's last.
         // (Only a thread with a spin loop has a gate.)
         if !self.codes[u].loops().iter().any(|l| l.spin) {
             return None;
@@ -82,6 +81,7 @@ impl Dpor<'_> {
             Run::Running if s.states[u].events().is_empty() => {
                 self.judge(s, self.aheads().get(u)?.as_ref()?, false)
             }
+            // A waiting read reads a write added later: past the chain's last.
             &Run::Waiting(q) => {
                 let known = s
                     .ahead_memo
@@ -119,12 +119,17 @@ impl Dpor<'_> {
             }
             None => None,
         };
+        let consumed = if a.cas {
+            consumed_by_strong_rmws(s, &a.gate)
+        } else {
+            SmallVec::new()
+        };
         let mut present: SmallVec<[i64; 8]> = SmallVec::new();
         for x in s.exec.ids() {
             if let EventKind::Write { loc, value, .. } = s.exec.event(x).kind {
                 if loc.phys.index() == a.gate_phys
                     && !present.contains(&value)
-                    && !(a.cas && self.read_by_strong_rmw(s, x, &a.gate))
+                    && !consumed.contains(&x)
                 {
                     present.push(value);
                 }
@@ -147,21 +152,6 @@ impl Dpor<'_> {
         (self.grows_by_adding(phys) && self.chain_grows_last(s, phys))
             .then(|| self.largest_written(s, phys))
             .flatten()
-    }
-
-    /// Whether an RMW read of the graph morally strong with the RMW `q`
-    /// (8.7; their write halves have their read halves' scope, proxy and
-    /// address, so they are morally strong too) reads the write `x`: then
-    /// `q` cannot read it as well (8.10.3: one of the two writes would lie
-    /// between `x` and the other in coherence).
-    fn read_by_strong_rmw(&self, s: &State, x: EventId, q: &Event) -> bool {
-        let placements: Vec<_> = self.test.threads.iter().map(|t| t.placement).collect();
-        s.exec.ids().any(|r| {
-            let e = s.exec.event(r);
-            matches!(e.kind, EventKind::Read { rmw: true, .. })
-                && s.exec.rf().get(r.index()).copied().flatten() == Some(x)
-                && crate::model::morally_strong_events(e, q, &placements)
-        })
     }
 
     /// The largest value a write of the graph writes to `phys`.
@@ -194,57 +184,25 @@ impl Dpor<'_> {
         if self.issues_async[u] || self.init_mem.len() > 64 {
             return None;
         }
-        let code = &self.codes[u];
         let mut pre = 0u64;
-        for _ in 0..MAX_EVENTS {
-            let Next::Event(ev) = st.next(code) else {
-                return None;
-            };
-            match ev.kind {
-                EventKind::Read { loc, .. } => {
-                    let phys = loc.phys.index();
-                    if self.spin_read(u, &ev) {
-                        let (exits, cas) = self.exits(u, &st, &ev, phys);
-                        return Some(Ahead {
-                            chain: None,
-                            paths: SmallVec::from_elem((0, exits), 1),
-                            gate: ev,
-                            gate_phys: phys,
-                            pre_writes: pre,
-                            cas,
-                        });
-                    }
-                    if !(st.pending_rmw_writes(None) && self.grows_by_adding(phys)) {
-                        return None;
-                    }
-                    return self.ahead_after_chain_read(u, &st, phys, pre);
-                }
-                EventKind::Write { loc, .. } => {
-                    pre |= 1 << loc.phys.index();
-                    st.commit(SCRATCH, None);
-                }
-                EventKind::Fence(_) => st.commit(SCRATCH, None),
-                EventKind::Barrier { .. } => return None,
-            }
+        let (ev, phys) = self.next_read(u, &mut st, &mut pre)?;
+        if self.spin_read(u, &ev) {
+            let (exits, cas) = self.exits(u, &st, &ev, phys);
+            return Some(Ahead {
+                chain: None,
+                paths: SmallVec::from_elem((0, exits), 1),
+                gate: ev,
+                gate_phys: phys,
+                pre_writes: pre,
+                cas,
+            });
         }
-        None
-    }
-
-    /// [`Self::find_ahead`] from the RMW read of the chain `phys` that thread
-    /// `u` stops at in `st`: each value it may read, then straight on to the
-    /// same gate.
-    fn ahead_after_chain_read(
-        &self,
-        u: usize,
-        st: &ThreadState<i64>,
-        phys: usize,
-        pre: u64,
-    ) -> Option<Ahead> {
-        let code = &self.codes[u];
-        let mut values: Vec<i64> = self.written_values(phys);
-        values.push(self.init_mem[phys]);
-        values.sort_unstable();
-        values.dedup();
+        if !(st.pending_rmw_writes(None) && self.grows_by_adding(phys)) {
+            return None;
+        }
+        // The chain read: each value it may read, then straight on to the
+        // same gate.
+        let values = self.values_of(phys);
         if values.len() > MAX_VALUES {
             return None;
         }
@@ -253,25 +211,10 @@ impl Dpor<'_> {
             let mut st = st.clone();
             st.commit(SCRATCH, Some(v));
             let mut pre = pre;
-            let mut gate = None;
-            for _ in 0..MAX_EVENTS {
-                let Next::Event(ev) = st.next(code) else {
-                    return None;
-                };
-                match ev.kind {
-                    EventKind::Read { loc, .. } if self.spin_read(u, &ev) => {
-                        gate = Some((ev, loc.phys.index()));
-                        break;
-                    }
-                    EventKind::Write { loc, .. } => {
-                        pre |= 1 << loc.phys.index();
-                        st.commit(SCRATCH, None);
-                    }
-                    EventKind::Fence(_) => st.commit(SCRATCH, None),
-                    _ => return None,
-                }
+            let (ev, gp) = self.next_read(u, &mut st, &mut pre)?;
+            if !self.spin_read(u, &ev) {
+                return None;
             }
-            let (ev, gp) = gate?;
             let (exits, cas) = self.exits(u, &st, &ev, gp);
             match &mut found {
                 None => {
@@ -296,6 +239,33 @@ impl Dpor<'_> {
         found
     }
 
+    /// Runs thread `u` from `st` through writes (their locations added to
+    /// `pre`) and fences to its next read, within [`MAX_EVENTS`] events:
+    /// the read (left pending in `st`) and its physical location; `None` at
+    /// a barrier, the thread's end or a block.
+    fn next_read(
+        &self,
+        u: usize,
+        st: &mut ThreadState<i64>,
+        pre: &mut u64,
+    ) -> Option<(Event, usize)> {
+        for _ in 0..MAX_EVENTS {
+            let Next::Event(ev) = st.next(&self.codes[u]) else {
+                return None;
+            };
+            match ev.kind {
+                EventKind::Read { loc, .. } => return Some((ev, loc.phys.index())),
+                EventKind::Write { loc, .. } => {
+                    *pre |= 1 << loc.phys.index();
+                    st.commit(SCRATCH, None);
+                }
+                EventKind::Fence(_) => st.commit(SCRATCH, None),
+                EventKind::Barrier { .. } => return None,
+            }
+        }
+        None
+    }
+
     /// The values of `phys` that let thread `u`, stopped at its gate `q` in
     /// `st`, leave the spin: every value some write may write there, or the
     /// initial one, after which it does not block in the loop; for the CAS
@@ -312,11 +282,8 @@ impl Dpor<'_> {
         if let Some(x) = self.codes[u].cas_exit_value(q.instr as usize) {
             return (SmallVec::from_elem(x, 1), true);
         }
-        let mut values = self.written_values(phys);
-        values.push(self.init_mem[phys]);
-        values.sort_unstable();
-        values.dedup();
-        let exits = values
+        let exits = self
+            .values_of(phys)
             .into_iter()
             .filter(|&v| {
                 let mut st = st.clone();
@@ -339,8 +306,9 @@ impl Dpor<'_> {
                 .any(|l| l.spin && l.contains(pc))
     }
 
-    /// Every value any thread may write to `phys`.
-    fn written_values(&self, phys: usize) -> Vec<i64> {
+    /// Every value `phys` may hold: its initial one and every value any
+    /// thread may write there, in increasing order.
+    fn values_of(&self, phys: usize) -> Vec<i64> {
         let mut out: Vec<i64> = self
             .domain
             .values
@@ -348,6 +316,7 @@ impl Dpor<'_> {
             .filter_map(|w| w.get(phys))
             .flatten()
             .copied()
+            .chain(std::iter::once(self.init_mem[phys]))
             .collect();
         out.sort_unstable();
         out.dedup();
@@ -371,8 +340,11 @@ impl Dpor<'_> {
         if !self.rmw_chain(phys) {
             return false;
         }
-        let small = |v: i64| (0..1 << 30).contains(&v);
-        if !small(self.init_mem[phys]) || !self.written_values(phys).into_iter().all(small) {
+        if !self
+            .values_of(phys)
+            .iter()
+            .all(|v| (0..1 << 30).contains(v))
+        {
             return false;
         }
         self.codes.iter().all(|code| {
@@ -395,4 +367,21 @@ impl Dpor<'_> {
             })
         })
     }
+}
+
+/// The writes that an RMW read of the graph morally strong with the RMW `q`
+/// reads (8.7; their write halves have their read halves' scope, proxy and
+/// address, so they are morally strong too): `q` cannot read them as well
+/// (8.10.3: one of the two RMW writes would lie between such a write and the
+/// other in coherence).
+fn consumed_by_strong_rmws(s: &State, q: &Event) -> SmallVec<[EventId; 8]> {
+    s.exec
+        .ids()
+        .filter(|&r| {
+            let e = s.exec.event(r);
+            matches!(e.kind, EventKind::Read { rmw: true, .. })
+                && crate::model::morally_strong_events(e, q, s.exec.placements())
+        })
+        .filter_map(|r| s.exec.rf().get(r.index()).copied().flatten())
+        .collect()
 }

@@ -115,7 +115,7 @@ impl Dpor<'_> {
                 }
             }
         }
-        let mut gated = self.gated_behind(s, after_threads, phys, true);
+        let mut gated = self.gated_behind(s, after_threads, phys);
         while gated != 0 {
             let u = gated.trailing_zeros() as usize;
             gated &= gated - 1;
@@ -150,11 +150,8 @@ impl Dpor<'_> {
     /// the thread stops at the back edge, and its only write after `q` is the
     /// failed CAS's write-back to `q`'s location (under the spec reading),
     /// which `r` cannot read.
-    pub(super) fn gated_behind(&self, s: &State, after: u64, r_phys: usize, ahead: bool) -> u64 {
+    pub(super) fn gated_behind(&self, s: &State, after: u64, r_phys: usize) -> u64 {
         let mut gated = 0u64;
-        if s.waiting.is_empty() && !ahead {
-            return 0;
-        }
         // The value `u`'s waiting read `q` must read for `u` to go on, if
         // only some values can.
         let exit = |u: usize, q: &Event, phys: usize| {
@@ -183,7 +180,7 @@ impl Dpor<'_> {
                     continue;
                 }
             }
-            if !ahead || u >= 64 {
+            if u >= 64 {
                 continue;
             }
             if let Some((e, phys, pre)) = self.gate_ahead(s, u) {
