@@ -124,13 +124,24 @@ fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
             ]
         }
         25 => {
-            // A wgmma.mma_async on two tiles (async-proxy reads, 8.9.1.1).
+            // A wgmma.mma_async on two tiles (async-proxy reads, 8.9.1.1),
+            // dense or sparse (its metadata a register the thread may have
+            // loaded: a dependency, 8.10.4).
             let (da, db, d) = (reg(), reg(), reg());
+            let mma = if rng.below(2) == 0 {
+                format!("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {{{d}}}, {da}, {db}, 0")
+            } else {
+                format!(
+                    "wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {{{d}}}, {da}, {db}, {}, {}, 0",
+                    reg(),
+                    rng.below(4)
+                )
+            };
             return vec![
                 format!("mov.b64 {da}, {l1}"),
                 format!("mov.b64 {db}, {l2}"),
                 "wgmma.fence.sync.aligned".to_string(),
-                format!("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {{{d}}}, {da}, {db}, 0"),
+                mma,
                 "wgmma.commit_group.sync.aligned".to_string(),
             ];
         }

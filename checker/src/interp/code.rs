@@ -643,13 +643,20 @@ pub(crate) fn reads(i: &Instr) -> Vec<RegId> {
         Instr::Async(AsyncInstr::StAsync { src, .. }) => regs_of(&[*src]),
         Instr::Async(AsyncInstr::MbarrierWait { x, .. }) => regs_of(&[*x]),
         Instr::Async(AsyncInstr::WgmmaMma {
-            dst, a, scale_d, ..
+            dst,
+            a,
+            scale_d,
+            sparse,
+            ..
         }) => {
             let mut v = dst.clone();
             if let ptxmc_frontend::ir::WgmmaA::Regs(rs) = a {
                 v.extend(rs.iter().copied());
             }
             v.extend(regs_of(&[*scale_d]));
+            if let Some(sp) = sparse {
+                v.extend(regs_of(&[sp.meta]));
+            }
             v
         }
         Instr::Async(_)

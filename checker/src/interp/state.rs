@@ -66,12 +66,14 @@ enum Effect<V> {
 }
 
 /// The `b` read of `wgmma.mma_async`: `dst[k] = a * b + (scale != 0) * dst[k]`,
-/// `a` the value of [`ThreadState::copy_value`] (the `a` read) or given.
+/// `a` the value of [`ThreadState::copy_value`] (the `a` read) or given;
+/// `dst` depends also on the sparse form's metadata (`meta`).
 #[derive(Clone, Debug)]
 struct MmaEffect<V> {
     dst: Vec<RegId>,
     a: Option<(V, Deps)>,
     scale: (V, Deps),
+    meta: Deps,
 }
 
 /// Where a thread stands in one of its loops.
@@ -620,12 +622,18 @@ impl<V: Value> ThreadState<V> {
                 self.copy_value = Some(Box::new((v, d)));
             }
             Effect::Mma(mma) => {
-                let MmaEffect { dst, a, scale } = *mma;
+                let MmaEffect {
+                    dst,
+                    a,
+                    scale,
+                    meta,
+                } = *mma;
                 let b = read_value.unwrap_or_else(|| V::constant(0));
                 let (a, mut da) = a
                     .or_else(|| self.copy_value.take().map(|b| *b))
                     .unwrap_or_else(|| (V::constant(0), Deps::new()));
                 union_into(&mut da, &[id]);
+                union_into(&mut da, &meta);
                 let product = V::binop(BinOp::Mul, &a, &b);
                 let ne = BinOp::Setp {
                     cmp: CmpOp::Ne,

@@ -142,6 +142,8 @@ pub enum AsyncInstr {
         scale_d: Operand,
         /// The immediates after `scale-d`, as written (`imm-scale-a`, ...).
         imms: Vec<i64>,
+        /// `wgmma.mma_async.sp`: the sparse form's metadata operands.
+        sparse: Option<WgmmaSparse>,
     },
     /// `wgmma.commit_group.sync.aligned`.
     WgmmaCommit,
@@ -151,6 +153,18 @@ pub enum AsyncInstr {
         /// `N`.
         pending: u32,
     },
+}
+
+/// The operands `sp-meta, sp-sel` of `wgmma.mma_async.sp` (a sparse `a`:
+/// the metadata selects which of its elements take part). The tiles are
+/// read as in the dense form; `d` depends on the metadata too
+/// (`docs/model-notes.md`, "wgmma").
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct WgmmaSparse {
+    /// `sp-meta`: the 32-bit metadata register (or a constant).
+    pub meta: Operand,
+    /// `sp-sel`: the sparsity selector, an integer constant (0 to 3).
+    pub selector: i64,
 }
 
 /// The `a` operand of `wgmma.mma_async`.

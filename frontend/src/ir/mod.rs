@@ -723,4 +723,4 @@ impl Test {
     }
 }
 
-pub use async_instr::{mbarrier, AsyncInstr, MbarrierUpdate, WgmmaA};
+pub use async_instr::{mbarrier, AsyncInstr, MbarrierUpdate, WgmmaA, WgmmaSparse};

@@ -13,7 +13,7 @@
 use super::operand::{OpKind, Operand as Op};
 use super::{PResult, Parser};
 use crate::error::ParseError;
-use crate::ir::{self, AddrId, AsyncInstr, Instr, Operand, RegId, Span, WgmmaA};
+use crate::ir::{self, AddrId, AsyncInstr, Instr, Operand, RegId, Span, WgmmaA, WgmmaSparse};
 
 /// The forms of `wgmma`.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -21,10 +21,9 @@ enum Form {
     Fence,
     Commit,
     Wait,
-    /// The modifiers after `.sync.aligned` (shape, types), with their dots.
-    Mma(String),
-    /// `wgmma.mma_async.sp`: sparse matrices (metadata operands).
-    Sparse,
+    /// The modifiers after `.sync.aligned` (shape, types), with their dots,
+    /// and whether the form is the sparse one (`wgmma.mma_async.sp`).
+    Mma(String, bool),
 }
 
 /// Reads a `wgmma.*` mnemonic; `None` when it is not one, `Some(Err)` when
@@ -37,11 +36,18 @@ fn form(text: &str) -> Option<Result<Form, String>> {
         "fence" if aligned(mods) => Ok(Form::Fence),
         "commit_group" if aligned(mods) => Ok(Form::Commit),
         "wait_group" if aligned(mods) => Ok(Form::Wait),
-        "mma_async" => match mods.strip_prefix("sync.aligned") {
-            Some(shape) if shape.starts_with(".m") => Ok(Form::Mma(shape.to_string())),
-            _ if mods.starts_with("sp.") => Ok(Form::Sparse),
-            _ => Err("expected `wgmma.mma_async.sync.aligned.SHAPE.DTYPE.ATYPE.BTYPE`".into()),
-        },
+        "mma_async" => {
+            let (sparse, mods) = match mods.strip_prefix("sp.") {
+                Some(rest) => (true, rest),
+                None => (false, mods),
+            };
+            match mods.strip_prefix("sync.aligned") {
+                Some(shape) if shape.starts_with(".m") => Ok(Form::Mma(shape.to_string(), sparse)),
+                _ => Err(
+                    "expected `wgmma.mma_async{.sp}.sync.aligned.SHAPE.DTYPE.ATYPE.BTYPE`".into(),
+                ),
+            }
+        }
         _ => Err(format!(
             "expected `wgmma.{{fence,commit_group,wait_group}}.sync.aligned` or `wgmma.mma_async.sync.aligned...`, found `{text}`"
         )),
@@ -82,11 +88,7 @@ impl<'s> Parser<'s> {
                     _ => return Err(c.bad("N", "a non-negative integer", n)),
                 }
             }
-            Form::Sparse => {
-                self.unsupported(t, start, "wgmma.mma_async.sp".into(), span);
-                return Ok(true);
-            }
-            Form::Mma(shape) => match self.mma(t, &c, shape, &ops)? {
+            Form::Mma(shape, sparse) => match self.mma(t, &c, shape, sparse, &ops)? {
                 Some(i) => i,
                 None => {
                     self.unsupported(
@@ -103,20 +105,32 @@ impl<'s> Parser<'s> {
         Ok(true)
     }
 
-    /// The operands `d, a, b-desc, scale-d{, imm...}` of `wgmma.mma_async`;
+    /// The operands `d, a, b-desc, scale-d{, imm...}` of `wgmma.mma_async`,
+    /// `d, a, b-desc, sp-meta, sp-sel, scale-d{, imm...}` of the sparse form;
     /// `None` when a descriptor holds no known location.
     fn mma(
         &mut self,
         t: usize,
         c: &super::instr::Check<'_>,
         shape: String,
+        sparse: bool,
         ops: &[Op<'s>],
     ) -> PResult<Option<AsyncInstr>> {
-        let [d, a, b, scale, imm_ops @ ..] = ops else {
-            return Err(c.count(
-                "at least 4 operands (d, a, b-desc, scale-d{, imm-scale-a, ...})",
+        let (d, a, b, meta, scale, imm_ops) = match (sparse, ops) {
+            (false, [d, a, b, scale, imms @ ..]) => (d, a, b, None, scale, imms),
+            (true, [d, a, b, meta, sel, scale, imms @ ..]) => {
+                (d, a, b, Some((meta, sel)), scale, imms)
+            }
+            (false, _) => {
+                return Err(c.count(
+                    "at least 4 operands (d, a, b-desc, scale-d{, imm-scale-a, ...})",
+                    ops.len(),
+                ))
+            }
+            (true, _) => return Err(c.count(
+                "at least 6 operands (d, a, b-desc, sp-meta, sp-sel, scale-d{, imm-scale-a, ...})",
                 ops.len(),
-            ));
+            )),
         };
         let regs = |p: &mut Self, what: &'static str, o: &Op<'s>| -> PResult<Vec<RegId>> {
             let names: Vec<&str> = match &o.kind {
@@ -144,6 +158,20 @@ impl<'s> Parser<'s> {
             super::instr::Value::Imm(i) => Operand::Imm(i),
             super::instr::Value::Reg(r) => Operand::Reg(self.b.reg(t, r)),
         };
+        let sparse = match meta {
+            None => None,
+            Some((meta, sel)) => {
+                let meta = match c.value("sp-meta", meta)? {
+                    super::instr::Value::Imm(i) => Operand::Imm(i),
+                    super::instr::Value::Reg(r) => Operand::Reg(self.b.reg(t, r)),
+                };
+                let selector = match sel.kind {
+                    OpKind::Int(v) if (0..=3).contains(&v) => v,
+                    _ => return Err(c.bad("sp-sel", "an integer constant from 0 to 3", sel)),
+                };
+                Some(WgmmaSparse { meta, selector })
+            }
+        };
         let mut imms = Vec::with_capacity(imm_ops.len());
         for o in imm_ops {
             match o.kind {
@@ -158,6 +186,7 @@ impl<'s> Parser<'s> {
             b: (br, bloc),
             scale_d,
             imms,
+            sparse,
         }))
     }
 
@@ -234,7 +263,32 @@ mod tests {
     }
 
     #[test]
-    fn unknown_descriptors_and_sparse_forms_are_unsupported() {
+    fn the_sparse_form_parses_and_prints_back() {
+        let (c, u) = code(
+            " mov.b64 %rd1, ta ;\n mov.b64 %rd2, tb ;\n \
+             wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1, %f2}, %rd1, %rd2, %r9, 1, %p, 1, -1, 0, 1 ;",
+        );
+        assert_eq!(u, 0);
+        let Instr::Async(AsyncInstr::WgmmaMma { sparse, imms, .. }) = &c[2] else {
+            panic!("{c:?}");
+        };
+        let sp = sparse.as_ref().expect("sparse operands");
+        assert!(matches!(sp.meta, Operand::Reg(_)));
+        assert_eq!(sp.selector, 1);
+        assert_eq!(imms.len(), 4);
+        let bad = |body: &str| {
+            let src =
+                format!("PTX w {{ ta=1; tb=2; }}\n P0@cta 0,gpu 0 ;\n{body}\nexists (ta == 0)");
+            crate::parse(&src).unwrap_err().to_string()
+        };
+        let e = bad(" mov.b64 %rd1, ta ;\n mov.b64 %rd2, tb ;\n wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {%r1}, %rd1, %rd2, %r9, 4, 0 ;");
+        assert!(e.contains("sp-sel"), "{e}");
+        let e = bad(" mov.b64 %rd1, ta ;\n mov.b64 %rd2, tb ;\n wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {%r1}, %rd1, %rd2, 0 ;");
+        assert!(e.contains("at least 6 operands"), "{e}");
+    }
+
+    #[test]
+    fn unknown_descriptors_are_unsupported() {
         let (_, u) = code(
             " wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %descA, %descB, 1, -1, -1, 0, 1 ;",
         );

@@ -166,6 +166,7 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
             b,
             scale_d,
             imms,
+            sparse,
         } => {
             let regs = |rs: &[crate::ir::RegId]| {
                 let v: Vec<String> = rs.iter().map(|r| c.reg(*r)).collect();
@@ -175,8 +176,12 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
                 WgmmaA::Desc(r, _) => c.reg(*r),
                 WgmmaA::Regs(rs) => regs(rs),
             };
+            let (sp, meta) = match sparse {
+                Some(sp) => (".sp", format!(", {}, {}", c.val(sp.meta), sp.selector)),
+                None => ("", String::new()),
+            };
             let mut s = format!(
-                "wgmma.mma_async.sync.aligned{shape} {}, {a}, {}, {}",
+                "wgmma.mma_async{sp}.sync.aligned{shape} {}, {a}, {}{meta}, {}",
                 regs(dst),
                 c.reg(b.0),
                 c.val(*scale_d)

@@ -431,7 +431,12 @@ impl<V: Value> ThreadState<V> {
                 }
             }),
             AsyncInstr::WgmmaMma {
-                dst, a, b, scale_d, ..
+                dst,
+                a,
+                b,
+                scale_d,
+                sparse,
+                ..
             } => {
                 let a_loc = match a {
                     WgmmaA::Desc(_, loc) => Some(*loc),
@@ -467,6 +472,9 @@ impl<V: Value> ThreadState<V> {
                         dst: dst.clone(),
                         a,
                         scale: self.operand(*scale_d),
+                        meta: sparse
+                            .as_ref()
+                            .map_or_else(Deps::new, |sp| self.operand(sp.meta).1),
                     }))
                 };
                 Some(Pending {
