@@ -213,6 +213,10 @@ pub struct AsyncOp {
     pub after: AsyncAfter,
     /// The event belongs to the implicit mbarrier complete-tx of the operation.
     pub complete_tx: bool,
+    /// The operation goes on in the thread's next instruction (a part of a
+    /// copy cut by the sizes lowering, `ir::AsyncInstr::Copy::continued`):
+    /// the instruction's last event does not end it.
+    pub continued: bool,
 }
 
 /// How an event is ordered with the asynchronous operations of its thread (8.9.1.1).

@@ -5,7 +5,10 @@
 //! and execution counts (as `differential.rs` compares them).
 //!
 //! `PTXMC_ASYNC_DIFF_CASES` sets how many programs (default 300 in release,
-//! 30 in debug), `PTXMC_ASYNC_DIFF_SEED` the first seed.
+//! 30 in debug), `PTXMC_ASYNC_DIFF_SEED` the first seed. A second run draws
+//! its addresses at byte offsets too (`[a+4]`, `[s+4]`, mbarriers at `[bar]`
+//! and `[bar+8]`, 8.2), which the sizes lowering cuts into granules, copies
+//! and mbarriers included (half as many programs).
 
 use ptxmc_checker::{check, Options, Report, Status, Strategy};
 use std::time::Duration;
@@ -33,11 +36,27 @@ impl Rng {
 
 const LOCS: &[&str] = &["a", "b", "s"];
 
+/// The locations of the run with offsets: the words at bytes 0 and 4 of `a`
+/// and `s` (4-byte accesses only, so no access overlaps another partially).
+const LOCS_OFF: &[&str] = &["a", "a+4", "b", "s", "s+4"];
+
+/// Two mbarrier objects of one array (8 bytes each).
+const BARS: &[&str] = &["bar", "bar+8"];
+
 /// One instruction (or a short idiom) of thread `t`; `regs` counts the
-/// registers used so far.
-fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
-    let l1 = rng.pick(LOCS);
-    let l2 = rng.pick(LOCS);
+/// registers used so far. With `offsets`, locations and the mbarrier are
+/// drawn at byte offsets too.
+fn instruction(rng: &mut Rng, regs: &mut usize, offsets: bool) -> Vec<String> {
+    let (l1, l2, bar) = if offsets {
+        (rng.pick(LOCS_OFF), rng.pick(LOCS_OFF), rng.pick(BARS))
+    } else {
+        (rng.pick(LOCS), rng.pick(LOCS), "bar")
+    };
+    // `mov.b64 %r, a` takes a name, not an offset.
+    let (t1, t2) = (
+        l1.split('+').next().unwrap_or(l1),
+        l2.split('+').next().unwrap_or(l2),
+    );
     let v = 1 + rng.below(2);
     let mut reg = || {
         let r = format!("%r{}", *regs);
@@ -83,29 +102,29 @@ fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
             ])
             .to_string(),
         10 => format!(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{l1}], [{l2}], 4, [bar]"
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{l1}], [{l2}], 4, [{bar}]"
         ),
         11 => format!(
             "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [{l1}], [{l2}], 4"
         ),
-        12 => format!("mbarrier.init.shared::cta.b64 [bar], {}", 1 + rng.below(2)),
+        12 => format!("mbarrier.init.shared::cta.b64 [{bar}], {}", 1 + rng.below(2)),
         13 => format!(
-            "mbarrier.arrive{}.shared::cta.b64 _, [bar]",
+            "mbarrier.arrive{}.shared::cta.b64 _, [{bar}]",
             rng.pick(&["", ".relaxed.cta", ".release.cluster"])
         ),
-        14 => "mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 4".to_string(),
-        15 => "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [bar], 4".to_string(),
+        14 => format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], 4"),
+        15 => format!("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [{bar}], 4"),
         16 | 17 => format!(
-            "mbarrier.test_wait.parity{}.shared::cta.b64 {}, [bar], {}",
+            "mbarrier.test_wait.parity{}.shared::cta.b64 {}, [{bar}], {}",
             rng.pick(&["", ".relaxed.cta"]),
             reg(),
             rng.below(2)
         ),
         18 => format!(
-            "st.async{}.shared::cluster.mbarrier::complete_tx::bytes.b32 [{l1}], {v}, [bar]",
+            "st.async{}.shared::cluster.mbarrier::complete_tx::bytes.b32 [{l1}], {v}, [{bar}]",
             rng.pick(&["", ".release.cluster"])
         ),
-        19 => "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]".to_string(),
+        19 => format!("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [{bar}]"),
         20 => format!("ld.relaxed.gpu.global.proxy::async.u32 {}, [{l1}]", reg()),
         21 => format!(
             "{}.sys.shared::cluster.u32 {}",
@@ -138,8 +157,8 @@ fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
                 )
             };
             return vec![
-                format!("mov.b64 {da}, {l1}"),
-                format!("mov.b64 {db}, {l2}"),
+                format!("mov.b64 {da}, {t1}"),
+                format!("mov.b64 {db}, {t2}"),
                 "wgmma.fence.sync.aligned".to_string(),
                 mma,
                 "wgmma.commit_group.sync.aligned".to_string(),
@@ -151,7 +170,7 @@ fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
             let p = reg();
             return vec![
                 "W:".to_string(),
-                format!("mbarrier.try_wait.parity.shared::cta.b64 {p}, [bar], 0"),
+                format!("mbarrier.try_wait.parity.shared::cta.b64 {p}, [{bar}], 0"),
                 format!("@!{p} bra W"),
             ];
         }
@@ -159,8 +178,9 @@ fn instruction(rng: &mut Rng, regs: &mut usize) -> Vec<String> {
     vec![one]
 }
 
-/// A random program: 1 to 3 threads of 1 to 4 instructions.
-fn program(seed: u64) -> String {
+/// A random program: 1 to 3 threads of 1 to 4 instructions, with addresses
+/// at offsets when `offsets`.
+fn program_with(seed: u64, offsets: bool) -> String {
     let mut rng = Rng(seed);
     let n_threads = 1 + rng.below(3);
     let mut cols: Vec<Vec<String>> = Vec::new();
@@ -170,7 +190,7 @@ fn program(seed: u64) -> String {
         let mut regs = 0usize;
         let mut code = Vec::new();
         for _ in 0..1 + rng.below(4) {
-            let mut i = instruction(&mut rng, &mut regs);
+            let mut i = instruction(&mut rng, &mut regs, offsets);
             if i.first().is_some_and(|l| l.ends_with(':')) {
                 if looped {
                     continue;
@@ -266,8 +286,7 @@ fn differences(b: &Report, d: &Report) -> Vec<String> {
     diffs
 }
 
-#[test]
-fn random_async_programs_agree() {
+fn cases_and_seed() -> (u64, u64) {
     let n = std::env::var("PTXMC_ASYNC_DIFF_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -276,10 +295,29 @@ fn random_async_programs_agree() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(7u64);
+    (n, seed0)
+}
+
+#[test]
+fn random_async_programs_agree() {
+    let (n, seed0) = cases_and_seed();
+    agree_on(n, seed0, false);
+}
+
+/// Offsets on the operands of copies, `st.async` and mbarriers (and of
+/// `ld`/`st`): the two explorers agree on the lowered programs, none of
+/// which is refused.
+#[test]
+fn random_async_programs_with_offsets_agree() {
+    let (n, seed0) = cases_and_seed();
+    agree_on(n.div_ceil(2), seed0, true);
+}
+
+fn agree_on(n: u64, seed0: u64, offsets: bool) {
     let (mut agree, mut limits, mut asyncs) = (0u64, 0u64, 0u64);
     let mut failures = Vec::new();
     for i in 0..n {
-        let text = program(seed0 + i);
+        let text = program_with(seed0 + i, offsets);
         let test = match ptxmc_frontend::parse(&text) {
             Ok(t) => t,
             Err(e) => panic!("generated program does not parse: {e}\n{text}"),
@@ -294,6 +332,16 @@ fn random_async_programs_agree() {
         }
         let d = run(&test, Strategy::Dpor);
         let b = run(&test, Strategy::Brute);
+        // The sizes lowering refuses none of them (other refusals, such as
+        // a barrier reached twice, are the generator's own).
+        if let Status::Unsupported(m) = &d.status {
+            assert!(
+                !["mixed-size", "offset", "copy"]
+                    .iter()
+                    .any(|w| m.contains(w)),
+                "the sizes lowering refuses a generated program: {m}\n{text}"
+            );
+        }
         if matches!(b.status, Status::Limit(_)) || matches!(d.status, Status::Limit(_)) {
             limits += 1;
             continue;
@@ -312,8 +360,9 @@ fn random_async_programs_agree() {
         }
     }
     println!(
-        "async differential: {n} programs ({asyncs} with asynchronous operations or mbarriers): \
+        "async differential{}: {n} programs ({asyncs} with asynchronous operations or mbarriers): \
          {agree} agree, {limits} skipped at the time limit, {} diverge",
+        if offsets { " with offsets" } else { "" },
         failures.len()
     );
     assert!(
@@ -328,8 +377,10 @@ fn random_async_programs_agree() {
 #[test]
 fn generated_programs_parse_in_real_ptx_spelling() {
     for seed in 0..200 {
-        let text = program(seed);
-        let test = ptxmc_frontend::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        assert!(test.unsupported.is_empty(), "{text}");
+        for offsets in [false, true] {
+            let text = program_with(seed, offsets);
+            let test = ptxmc_frontend::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert!(test.unsupported.is_empty(), "{text}");
+        }
     }
 }

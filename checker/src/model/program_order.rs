@@ -93,6 +93,7 @@ mod tests {
                 id: 0,
                 after,
                 complete_tx,
+                continued: false,
             }),
             awaited: [0, 0, 0],
             unordered: None,

@@ -8,6 +8,17 @@ use crate::execution::Execution;
 use crate::model::Relations;
 use ptxmc_frontend::ir::{PhysId, Span};
 
+/// Which events of a rewritten statement an [`Origin`] is the operation of.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Dir {
+    /// Its reads and writes (a load, a store, an RMW).
+    Any,
+    /// Its reads only (the source of a copy).
+    Reads,
+    /// Its writes only (the destination of a copy).
+    Writes,
+}
+
 /// The scalar memory operation (8.2.4) a rewritten access comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Origin {
@@ -21,15 +32,19 @@ pub(crate) struct Origin {
     pub(super) span: Span,
     /// Which scalar operation of the original code (a dense id).
     pub(super) op: u32,
+    /// Which events of the statement it is.
+    pub(super) dir: Dir,
 }
 
 /// What the explorers' completion step checks on every consistent execution:
 /// mixed-size data races and accesses to multimem addresses.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SizeInfo {
-    /// Per thread, per statement of the rewritten code: the scalar operation
-    /// a memory access comes from, when its location was cut into granules.
-    pub(super) origin: Vec<Vec<Option<Origin>>>,
+    /// Per thread, per statement of the rewritten code: the scalar
+    /// operations its memory accesses come from, where their locations were
+    /// cut into granules (two for a copy whose source and destination were:
+    /// the read of one and the write of the other).
+    pub(super) origin: Vec<Vec<Vec<Origin>>>,
     /// Per address of the rewritten test: whether it is a multimem address.
     pub(super) multimem: Vec<bool>,
     /// Names of the original physical locations (for messages).
@@ -41,6 +56,13 @@ pub(crate) struct SizeInfo {
     // invariant: empty when `origin` is, else one entry per physical location
     // of the rewritten test.
     pub(super) home: Vec<PhysId>,
+    /// Per physical location of the rewritten test: its bytes in the
+    /// original location (same invariant as `home`).
+    pub(super) bytes: Vec<(u32, u32)>,
+    /// The statements of the rewritten code (thread, index) that come from
+    /// an mbarrier instruction whose operand is not 8-byte aligned, with the
+    /// message: executing one makes the behaviour undefined.
+    pub(super) misaligned: Vec<((usize, u32), String)>,
 }
 
 /// An undefined-behaviour finding: a sort key (so that every explorer reports
@@ -66,8 +88,13 @@ impl SizeInfo {
         for &a in &ids {
             let ea = exec.event(a);
             let Some(la) = ea.loc() else { continue };
-            if ea.thread.is_none() {
-                continue;
+            let Some(th) = ea.thread else { continue };
+            if let Some((_, m)) = self
+                .misaligned
+                .iter()
+                .find(|(at, _)| *at == (th.index(), ea.instr))
+            {
+                keep((key(ea.span, ea.span), m.clone()));
             }
             if self.multimem.get(la.addr.index()).copied().unwrap_or(false) {
                 let name = self.names.get(la.phys.index()).map_or("?", String::as_str);
@@ -213,7 +240,12 @@ impl SizeInfo {
     fn instances(&self, exec: &Execution) -> Vec<Instance> {
         let mut out: Vec<Instance> = Vec::new();
         for th in exec.threads() {
-            let mut cur: Option<Instance> = None;
+            // The instances under way, one per operation: the parts of a
+            // copy's read and write interleave (`cp.async` parts read and
+            // write granule by granule), those of other operations follow
+            // each other. A part on a granule the instance already has (in
+            // the same direction) starts the operation's next instance.
+            let mut open: Vec<Instance> = Vec::new();
             for &e in th {
                 let Some(o) = self.origin_of(exec, e) else {
                     continue;
@@ -221,43 +253,64 @@ impl SizeInfo {
                 let Some(loc) = exec.event(e).loc() else {
                     continue;
                 };
-                let fits = cur.as_ref().is_some_and(|c| {
-                    c.op == o.op
-                        && !c.parts.iter().any(|&(g, x)| {
-                            g == loc.phys && exec.event(x).is_write() == exec.event(e).is_write()
-                        })
+                let write = exec.event(e).is_write();
+                let at = open.iter().position(|c| c.op == o.op);
+                let fits = at.is_some_and(|i| {
+                    !open[i]
+                        .parts
+                        .iter()
+                        .any(|&(g, x)| g == loc.phys && exec.event(x).is_write() == write)
                 });
-                if !fits {
-                    out.extend(cur.take());
-                    cur = Some(Instance {
-                        op: o.op,
-                        phys: o.phys,
-                        start: o.start,
-                        end: o.end,
-                        parts: Vec::new(),
-                    });
-                }
-                if let Some(c) = cur.as_mut() {
-                    c.parts.push((loc.phys, e));
-                }
+                let i = match at {
+                    Some(i) if fits => i,
+                    _ => {
+                        if let Some(i) = at {
+                            out.push(open.swap_remove(i));
+                        }
+                        open.push(Instance {
+                            op: o.op,
+                            phys: o.phys,
+                            start: o.start,
+                            end: o.end,
+                            parts: Vec::new(),
+                        });
+                        open.len() - 1
+                    }
+                };
+                open[i].parts.push((loc.phys, e));
             }
-            out.extend(cur.take());
+            out.extend(open);
         }
         out
     }
 
+    /// The scalar operation event `e` is a part of: the one of its statement
+    /// on the original location and bytes of its granule, reading or writing
+    /// as `e` does.
     fn origin_of(&self, exec: &Execution, e: EventId) -> Option<&Origin> {
         let ev = exec.event(e);
-        if !matches!(ev.kind, EventKind::Read { .. } | EventKind::Write { .. }) {
-            return None;
-        }
-        let o = self
-            .origin
+        let write = match ev.kind {
+            EventKind::Read { .. } => false,
+            EventKind::Write { .. } => true,
+            _ => return None,
+        };
+        let phys = ev.loc()?.phys;
+        let home = self.home.get(phys.index())?;
+        let &(gs, ge) = self.bytes.get(phys.index())?;
+        self.origin
             .get(ev.thread?.index())?
             .get(ev.instr as usize)?
-            .as_ref()?;
-        let phys = ev.loc()?.phys;
-        (self.home.get(phys.index()) == Some(&o.phys)).then_some(o)
+            .iter()
+            .find(|o| {
+                o.phys == *home
+                    && o.start <= gs
+                    && ge <= o.end
+                    && match o.dir {
+                        Dir::Any => true,
+                        Dir::Reads => !write,
+                        Dir::Writes => write,
+                    }
+            })
     }
 }
 

@@ -2,16 +2,19 @@
 //! 8.2.4): new locations and addresses, accesses split into one access per
 //! granule with the register arithmetic that slices and reassembles values.
 
-use super::check::{Origin, SizeInfo};
+mod copies;
+
+use super::check::{Dir, Origin, SizeInfo};
 use super::report_map::{ReportMap, TermValue};
 use super::{
-    base_offset, first_span, granules, mask, name_of, phys_name, scalars, slice, Prepared, Scalar,
-    WIDE,
+    base_offset, first_span, granules_at, mask, name_of, phys_name, scalars, slice, Prepared,
+    Scalar, WIDE,
 };
 use ptxmc_frontend::ir::{
     Access, AddrId, AddrKind, Address, AsyncInstr, BinOp, Condition, Instr, Operand, PhysId, Prop,
     Quantifier, RegId, RmwOp, Sem, Stmt, Term, Test, VAddrId,
 };
+use std::collections::BTreeSet;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -34,16 +37,24 @@ pub(super) struct Lowering<'t> {
     out: Test,
     /// Per original address and granule index: the new address.
     gaddr: HashMap<(usize, usize), AddrId>,
-    origin: Vec<Vec<Option<Origin>>>,
+    origin: Vec<Vec<Vec<Origin>>>,
     multimem_phys: Vec<bool>,
     /// The next scalar operation id.
     next_op: u32,
+    /// The statements (thread, index) of `test` whose mbarrier operand is
+    /// not 8-byte aligned, with their messages.
+    misaligned_in: Vec<(usize, usize, String)>,
+    /// Those of the rewritten code ([`SizeInfo::misaligned`]).
+    misaligned: Vec<((usize, u32), String)>,
 }
 
 impl<'t> Lowering<'t> {
+    /// The rewriting of `test` whose locations `p` with `split[p]` are cut
+    /// at `cuts[p]` into the granules `ranges[p]` cover.
     pub(super) fn new(
         test: &'t Test,
         ranges: &[Vec<(u32, u32)>],
+        cuts: &[BTreeSet<u32>],
         split: &[bool],
         multimem_phys: &[bool],
     ) -> Result<Self, String> {
@@ -54,7 +65,7 @@ impl<'t> Lowering<'t> {
         for (p, r) in ranges.iter().enumerate() {
             let init = test.init_mem.get(p).copied().unwrap_or(0);
             if split[p] {
-                let g = granules(r);
+                let g = granules_at(r, &cuts[p]);
                 if let Some(&(s, e)) = g.iter().find(|&&(s, e)| e - s > 8) {
                     return Err(format!(
                         "mixed-size accesses to {} (a part of {} bytes at byte {s}) at {}",
@@ -138,7 +149,16 @@ impl<'t> Lowering<'t> {
             origin: Vec::new(),
             multimem_phys: multimem_phys.to_vec(),
             next_op: 0,
+            misaligned_in: Vec::new(),
+            misaligned: Vec::new(),
         })
+    }
+
+    /// The statements (thread, index, message) whose mbarrier operand is
+    /// not 8-byte aligned: executing one makes the behaviour undefined.
+    pub(super) fn with_misaligned(mut self, m: Vec<(usize, usize, String)>) -> Self {
+        self.misaligned_in = m;
+        self
     }
 
     pub(super) fn run(mut self) -> Result<Prepared, String> {
@@ -188,11 +208,21 @@ impl<'t> Lowering<'t> {
                 }
             }
         }
+        let mut bytes = vec![(0, 0); self.out.n_phys as usize];
+        for (ids, gs) in self.new_phys.iter().zip(&self.granules) {
+            for (&np, &g) in ids.iter().zip(gs) {
+                if let Some(b) = bytes.get_mut(np.index()) {
+                    *b = g;
+                }
+            }
+        }
         let info = SizeInfo {
             origin,
             multimem,
             names,
             home,
+            bytes,
+            misaligned: std::mem::take(&mut self.misaligned),
         };
         Ok(Prepared {
             test: Some(self.out),
@@ -252,18 +282,35 @@ impl<'t> Lowering<'t> {
     fn thread(&mut self, t: usize) -> Result<Vec<Stmt>, String> {
         let test = self.test;
         let mut code: Vec<Stmt> = Vec::new();
-        let mut origin: Vec<Option<Origin>> = Vec::new();
+        let mut origin: Vec<Vec<Origin>> = Vec::new();
         // The memory instructions still to come of an `unordered N` group of
         // the original code (its count is of instructions, not of parts).
         let mut in_group = 0u32;
-        for s in &test.threads[t].code {
+        // A misaligned mbarrier instruction: the message and its first
+        // rewritten statement.
+        let mut flagged: Option<(usize, String)> = None;
+        for (k, s) in test.threads[t].code.iter().enumerate() {
+            self.flag(t, &mut flagged, code.len());
+            if let Some((.., m)) = self
+                .misaligned_in
+                .iter()
+                .find(|(ft, fk, _)| (*ft, *fk) == (t, k))
+            {
+                flagged = Some((code.len(), m.clone()));
+            }
             let span = s.span;
+            // Copies and mbarrier operands (`copies.rs`); a `st.async` goes on
+            // below with its mbarrier operand on its granule.
+            let Some(instr) = self.async_stmt(s, &mut code, &mut origin)? else {
+                continue;
+            };
+            let s = &Stmt { instr, span };
             if let Instr::Unordered(n) = s.instr {
                 in_group = n;
             }
             let Some((addr, sc)) = scalars(test, &s.instr) else {
                 code.push(s.clone());
-                origin.push(None);
+                origin.push(Vec::new());
                 continue;
             };
             let grouped = in_group > 0;
@@ -271,7 +318,7 @@ impl<'t> Lowering<'t> {
             let p = sc.first().map_or(0, |x| x.phys.index());
             if !self.split.get(p).copied().unwrap_or(false) {
                 code.push(s.clone());
-                origin.push(None);
+                origin.push(Vec::new());
                 continue;
             }
             let (base, _) = base_offset(test, addr);
@@ -308,13 +355,13 @@ impl<'t> Lowering<'t> {
                     instr: Instr::Unordered(parts as u32),
                     span,
                 });
-                origin.push(None);
+                origin.push(Vec::new());
             }
             let gmap = self.gaddr.clone();
             let gaddr = |g: usize| gmap.get(&(base.index(), g)).copied().unwrap_or(base);
             let mut push = |code: &mut Vec<Stmt>, instr: Instr, o: Option<Origin>| {
                 code.push(Stmt { instr, span });
-                origin.push(o);
+                origin.push(o.into_iter().collect());
             };
             let op0 = self.next_op;
             self.next_op += sc.len() as u32;
@@ -324,6 +371,7 @@ impl<'t> Lowering<'t> {
                 end: x.end,
                 span,
                 op: op0 + sc.iter().position(|y| y.start == x.start).unwrap_or(0) as u32,
+                dir: Dir::Any,
             };
             match &s.instr {
                 Instr::Load {
@@ -593,11 +641,22 @@ impl<'t> Lowering<'t> {
                 _ => {}
             }
         }
+        self.flag(t, &mut flagged, code.len());
         if self.origin.len() <= t {
             self.origin.resize(t + 1, Vec::new());
         }
         self.origin[t] = origin;
         Ok(code)
+    }
+
+    /// Records the rewritten statements `from..to` of thread `t` of a
+    /// misaligned mbarrier instruction (`flagged`), and clears it.
+    fn flag(&mut self, t: usize, flagged: &mut Option<(usize, String)>, to: usize) {
+        if let Some((from, m)) = flagged.take() {
+            for i in from..to {
+                self.misaligned.push(((t, i as u32), m.clone()));
+            }
+        }
     }
 
     /// Replaces the condition, filter and observed terms of the rewritten test

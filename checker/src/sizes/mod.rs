@@ -8,8 +8,11 @@
 //! boundary crosses, each a location of its own; an access becomes one
 //! access per granule it covers (8.2.4: a vector access is a set of scalar
 //! accesses), with register arithmetic that slices stored values and
-//! reassembles loaded ones (little-endian). A test whose overlaps are all
-//! complete is left untouched.
+//! reassembles loaded ones (little-endian). The bytes of asynchronous copies
+//! and of mbarrier objects take part too (`async_access.rs`): a copy on a split
+//! location moves one granule per part, an mbarrier operand names the granule
+//! of its 8-byte object. A test whose overlaps are all complete is left
+//! untouched.
 //!
 //! Each rewritten access remembers the scalar operation it comes from
 //! ([`Origin`]). For every consistent execution the explorers find,
@@ -21,6 +24,9 @@
 //! reports an access to a multimem address by a non-`multimem` operation
 //! (8.2.3). Choices are in `docs/model-notes.md` ("Sizes and multimem").
 
+mod async_access;
+#[cfg(test)]
+mod async_tests;
 mod check;
 mod lowering;
 mod report_map;
@@ -30,8 +36,10 @@ mod tests;
 pub(crate) use check::{Finding, SizeInfo};
 pub(crate) use report_map::ReportMap;
 
+use async_access::{async_accesses, must_split, propagate};
 use lowering::Lowering;
 use ptxmc_frontend::ir::{AddrId, AddrKind, AsyncInstr, Instr, PhysId, Span, Test};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// The test the explorers run, and what to check on each execution.
@@ -149,12 +157,23 @@ fn slice(v: i64, start: u32, len: u32) -> i64 {
     shifted & mask(len)
 }
 
+/// The access boundaries of a location: where its ranges start and end.
+fn cuts_of(ranges: &[(u32, u32)]) -> BTreeSet<u32> {
+    ranges.iter().flat_map(|&(s, e)| [s, e]).collect()
+}
+
 /// The granules of a split location: the maximal byte ranges between access
 /// boundaries that some access covers.
+#[cfg(test)]
 fn granules(ranges: &[(u32, u32)]) -> Vec<(u32, u32)> {
-    let mut cuts: Vec<u32> = ranges.iter().flat_map(|&(s, e)| [s, e]).collect();
-    cuts.sort_unstable();
-    cuts.dedup();
+    granules_at(ranges, &cuts_of(ranges))
+}
+
+/// The granules of a split location cut at `cuts` (its access boundaries and
+/// those its copies carry over, [`propagate`]): the byte ranges between
+/// consecutive cuts that some access covers.
+fn granules_at(ranges: &[(u32, u32)], cuts: &BTreeSet<u32>) -> Vec<(u32, u32)> {
+    let cuts: Vec<u32> = cuts.iter().copied().collect();
     cuts.windows(2)
         .map(|w| (w[0], w[1]))
         .filter(|&(s, e)| ranges.iter().any(|&(rs, re)| rs <= s && e <= re))
@@ -221,9 +240,40 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
             }
         }
     }
-    let split: Vec<bool> = (0..n_phys)
-        .map(|p| !untyped[p] && (ranges[p].len() > 1 || ranges[p].iter().any(|r| r.0 != 0)))
+    // The copies' ranges and the mbarrier objects (`async_access.rs`), and
+    // the mbarrier operands that are not 8-byte aligned.
+    let mut misaligned = Vec::new();
+    for (t, th) in test.threads.iter().enumerate() {
+        for (k, s) in th.code.iter().enumerate() {
+            for x in async_accesses(test, &s.instr) {
+                let p = x.phys.index();
+                if p >= n_phys {
+                    continue;
+                }
+                if untyped[p] {
+                    if x.start != 0 {
+                        return Err(format!(
+                            "address offset on {}, a location accessed untyped, at {}",
+                            name_of(test, base_offset(test, x.addr).0),
+                            s.span
+                        ));
+                    }
+                    continue;
+                }
+                if !ranges[p].contains(&(x.start, x.end)) {
+                    ranges[p].push((x.start, x.end));
+                }
+            }
+            if let Some(m) = async_access::misaligned(test, &s.instr, s.span) {
+                misaligned.push((t, k, m));
+            }
+        }
+    }
+    let mut cuts: Vec<BTreeSet<u32>> = ranges.iter().map(|r| cuts_of(r)).collect();
+    let mut split: Vec<bool> = (0..n_phys)
+        .map(|p| !untyped[p] && must_split(&cuts[p]))
         .collect();
+    propagate(test, &mut cuts, &mut split, &untyped)?;
     let any_multimem = multimem_phys.iter().any(|&m| m);
     if !split.iter().any(|&s| s) {
         let info = any_multimem.then(|| {
@@ -238,6 +288,8 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
                     .map(|p| phys_name(test, PhysId::new(p)))
                     .collect(),
                 home: Vec::new(),
+                bytes: Vec::new(),
+                misaligned: Vec::new(),
             })
         });
         return Ok(Prepared {
@@ -246,7 +298,9 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
             map: None,
         });
     }
-    Lowering::new(test, &ranges, &split, &multimem_phys)?.run()
+    Lowering::new(test, &ranges, &cuts, &split, &multimem_phys)?
+        .with_misaligned(misaligned)
+        .run()
 }
 
 /// The span of the first access to physical location `p`.
@@ -254,7 +308,10 @@ fn first_span(test: &Test, p: PhysId) -> Span {
     test.threads
         .iter()
         .flat_map(|th| &th.code)
-        .find(|s| scalars(test, &s.instr).is_some_and(|(_, sc)| sc.iter().any(|x| x.phys == p)))
+        .find(|s| {
+            scalars(test, &s.instr).is_some_and(|(_, sc)| sc.iter().any(|x| x.phys == p))
+                || async_accesses(test, &s.instr).iter().any(|x| x.phys == p)
+        })
         .map(|s| s.span)
         .unwrap_or_default()
 }

@@ -37,6 +37,14 @@ pub enum AsyncInstr {
         mbar: Option<AddrId>,
         /// `cp.reduce.async.bulk.OP`: the reduction into `dst`.
         reduce: Option<RmwOp>,
+        /// A part of a copy that goes on with the next instruction of the
+        /// thread: the two are one asynchronous operation (8.9.1.1), the
+        /// next part ordered after this one and a later complete-tx after
+        /// both. Never written by the parser: the checker's sizes lowering
+        /// cuts a copy into one part per byte granule it moves, and every
+        /// part but the last has `continued` (and no `mbar`); each part keeps
+        /// the copy's `size`, the transaction count of its complete-tx.
+        continued: bool,
     },
     /// `st.async{.release.scope}.shared::cluster.mbarrier::complete_tx::bytes [a], v, [mbar]`.
     StAsync {

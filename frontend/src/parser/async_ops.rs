@@ -83,15 +83,15 @@ impl<'s> Parser<'s> {
                 _ => Err(c.bad(what, "an integer", op)),
             }
         };
+        // `[x+N]`: the bytes N.. of `x` (8.2); the checker's sizes lowering
+        // cuts `x` where the copies and mbarriers at its offsets need it
+        // (`checker/src/sizes/async_parts.rs`). Negative offsets and offsets
+        // of 2^20 or more stay unsupported, as for `ld`/`st`.
         macro_rules! addr {
             ($op:expr) => {
                 match c.addr($op)? {
-                    // Offsets in asynchronous operands are not modelled: the
-                    // checker gives `x+N` the physical location of `x` unless
-                    // the sizes lowering splits it, which it does not do for
-                    // copies or mbarriers (`[bar]` and `[bar+8]` would alias).
-                    Some((a, 0)) => self.b.addr(a),
-                    _ => return Ok(Lowered::Unsupported("address offset".into())),
+                    Some((a, off)) => self.b.addr_at(a, off),
+                    None => return Ok(Lowered::Unsupported("address offset".into())),
                 }
             };
         }
@@ -124,17 +124,13 @@ impl<'s> Parser<'s> {
                     size,
                     mbar,
                     reduce,
+                    continued: false,
                 }
             }
             AsyncShape::StAsync { sem, scope, access } => {
                 let [a, v, m] = c.exactly::<3>(ops, "3 operands")?;
                 let value = c.value("source", v)?;
-                // The stored bytes may be `[x+N]` (the elements of a vector
-                // `st.async`, `st_async.rs`; the sizes lowering splits them).
-                let addr = match c.addr(a)? {
-                    Some((x, off)) => self.b.addr_at(x, off),
-                    None => return Ok(Lowered::Unsupported("address offset".into())),
-                };
+                let addr = addr!(a);
                 let mbar = addr!(m);
                 AsyncInstr::StAsync {
                     sem,
@@ -267,34 +263,152 @@ impl<'s> Parser<'s> {
 
 #[cfg(test)]
 mod tests {
+    use crate::ir::{AddrKind, AsyncInstr, Instr, Test};
+
+    fn parse(code: &str) -> Test {
+        let src = format!("PTX p {{ g=0; s=0; bar=0; }}\n P0@cta 0,gpu 0 ;\n{code}exists (s == 0)");
+        crate::parser::parse_round_trip(&src)
+    }
+
     /// The unsupported constructs of a one-thread test running `code`, with their lines.
     fn unsupported(code: &str) -> Vec<(String, u32)> {
-        let src = format!("PTX p {{ g=0; s=0; bar=0; }}\n P0@cta 0,gpu 0 ;\n{code}exists (s == 0)");
-        let t = crate::parser::parse_round_trip(&src);
-        t.unsupported
+        parse(code)
+            .unsupported
             .iter()
             .map(|u| (u.construct.clone(), u.span.line))
             .collect()
     }
 
-    /// `[x+N]` on an asynchronous or mbarrier operand stays reported: the
-    /// checker would alias `x+N` with `x` for these (see `addr!`).
+    /// The name and byte offset an address of `t` denotes.
+    fn at(t: &Test, a: crate::ir::AddrId) -> (String, u32) {
+        let (base, off) = match t.addresses[a.index()].kind {
+            AddrKind::Offset(b, o) => (b, o),
+            _ => (a, 0),
+        };
+        (t.addr_name(base).to_string(), off)
+    }
+
+    fn instrs(t: &Test) -> Vec<&AsyncInstr> {
+        t.threads[0]
+            .code
+            .iter()
+            .filter_map(|s| match &s.instr {
+                Instr::Async(a) => Some(a),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `[x+N]` on every address operand of the asynchronous and mbarrier
+    /// instructions is the address N bytes after `x` (8.2), which the
+    /// checker's sizes lowering tells apart from `x`.
     #[test]
-    fn offsets_on_async_operands_are_reported() {
+    fn offsets_on_async_operands_parse() {
+        let t = parse(concat!(
+            " cp.async.ca.shared.global [s+16], [g+4], 4 ;\n",
+            " cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [s+32], [g+16], 16, [bar+8] ;\n",
+            " mbarrier.init.shared::cta.b64 [bar+8], 1 ;\n",
+            " mbarrier.arrive.shared::cta.b64 _, [bar+16] ;\n",
+            " mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar+8], 16 ;\n",
+            " mbarrier.try_wait.parity.shared::cta.b64 %p, [bar+8], 0 ;\n",
+            " cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar+24] ;\n",
+            " st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [s+8], 1, [bar+8] ;\n",
+        ));
+        assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
+        let a = instrs(&t);
+        let n = |s: &str, o: u32| (s.to_string(), o);
+        let AsyncInstr::Copy { dst, src, mbar, .. } = a[0] else {
+            panic!("{:?}", a[0])
+        };
+        assert_eq!(
+            (at(&t, *dst), at(&t, *src), mbar),
+            (n("s", 16), n("g", 4), &None)
+        );
+        let AsyncInstr::Copy {
+            dst,
+            src,
+            mbar: Some(m),
+            ..
+        } = a[1]
+        else {
+            panic!("{:?}", a[1])
+        };
+        assert_eq!(
+            (at(&t, *dst), at(&t, *src), at(&t, *m)),
+            (n("s", 32), n("g", 16), n("bar", 8))
+        );
+        let mbars: Vec<(String, u32)> = a[2..]
+            .iter()
+            .map(|i| match i {
+                AsyncInstr::MbarrierInit { mbar, .. }
+                | AsyncInstr::MbarrierUpdate { mbar, .. }
+                | AsyncInstr::MbarrierWait { mbar, .. }
+                | AsyncInstr::CpAsyncArrive { mbar, .. }
+                | AsyncInstr::StAsync { mbar, .. } => at(&t, *mbar),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            mbars,
+            [
+                n("bar", 8),
+                n("bar", 16),
+                n("bar", 8),
+                n("bar", 8),
+                n("bar", 24),
+                n("bar", 8)
+            ]
+        );
+        let AsyncInstr::StAsync { addr, .. } = a[7] else {
+            panic!("{:?}", a[7])
+        };
+        assert_eq!(at(&t, *addr), n("s", 8));
+    }
+
+    /// The vector `st.async` takes an mbarrier offset too; its elements
+    /// keep their own offsets (8.2.4).
+    #[test]
+    fn vector_st_async_takes_an_mbarrier_offset() {
+        let t = parse(
+            " st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [s+8], {1, 2}, [bar+16] ;\n",
+        );
+        assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
+        let got: Vec<((String, u32), (String, u32))> = instrs(&t)
+            .iter()
+            .map(|i| match i {
+                AsyncInstr::StAsync { addr, mbar, .. } => (at(&t, *addr), at(&t, *mbar)),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let n = |s: &str, o: u32| (s.to_string(), o);
+        assert_eq!(got, [(n("s", 8), n("bar", 16)), (n("s", 12), n("bar", 16))]);
+    }
+
+    /// Negative offsets stay reported (as for `ld`/`st`); offset 0 is `x`.
+    #[test]
+    fn negative_offsets_stay_unsupported() {
         let off = |line| vec![("address offset".to_string(), line)];
         assert_eq!(
-            unsupported(" cp.async.ca.shared.global [s+16], [g], 4 ;\n"),
+            unsupported(" cp.async.ca.shared.global [s-16], [g], 4 ;\n"),
             off(3)
         );
         assert_eq!(
-            unsupported(" cp.async.ca.shared.global [s], [g+4], 4 ;\n"),
-            off(3)
+            unsupported(" mbarrier.init.shared::cta.b64 [bar], 1 ;\n mbarrier.arrive.shared::cta.b64 _, [bar-8] ;\n"),
+            off(4)
         );
-        let two = " mbarrier.init.shared::cta.b64 [bar], 1 ;\n mbarrier.arrive.shared::cta.b64 _, [bar+8] ;\n";
-        assert_eq!(unsupported(two), off(4));
-        assert_eq!(
-            unsupported(" cp.async.ca.shared.global [s], [g], 4 ;\n"),
-            vec![]
-        );
+        let t = parse(" cp.async.ca.shared.global [s+0], [g], 4 ;\n");
+        let AsyncInstr::Copy { dst, .. } = instrs(&t)[0] else {
+            panic!()
+        };
+        assert_eq!(t.addresses[dst.index()].kind, AddrKind::Root);
+    }
+
+    /// A malformed address stays a positioned error.
+    #[test]
+    fn a_malformed_offset_is_an_error_with_its_position() {
+        let src = "PTX p { s=0; bar=0; }\n P0@cta 0,gpu 0 ;\n mbarrier.init.shared::cta.b64 [bar+], 1 ;\nexists (s == 0)";
+        let e = crate::parse(src).expect_err("malformed");
+        assert_eq!((e.span.line, e.span.col), (3, 37), "{e}");
+        assert!(e.to_string().contains("offset"), "{e}");
     }
 }

@@ -84,14 +84,17 @@ impl<'s> Parser<'s> {
                 return Err(c.bad("source", want, v));
             }
         };
-        let (Some((name, off)), Some((mname, 0))) = (c.addr(a)?, c.addr(m)?) else {
+        let (Some((name, off)), Some((mname, moff))) = (c.addr(a)?, c.addr(m)?) else {
             self.unsupported(t, start, "address offset".into(), span);
             return Ok(true);
         };
-        let mbar = self.b.addr(mname);
         for (k, value) in values.into_iter().enumerate() {
             let elem_off = u32::from(access.bytes) * k as u32;
             let addr = self.b.addr_at(name, off + elem_off);
+            // Interned after the first element's address, in the order the
+            // scalar forms name them (so that the printed test reads back
+            // the same).
+            let mbar = self.b.addr_at(mname, moff);
             let src = self.val(t, value);
             self.push(
                 t,

@@ -35,6 +35,9 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
             size,
             mbar,
             reduce,
+            // A part of a split copy prints as a copy of its own (only the
+            // checker's rewritten tests have parts; PTX has no spelling).
+            continued: _,
         } => {
             let base = match (bulk, reduce) {
                 (_, Some(op)) => format!("cp.reduce.async.bulk.{}", op),

@@ -50,6 +50,18 @@ fn group_index(g: AsyncGroup) -> usize {
 impl<V: Value> ThreadState<V> {
     /// The order tag of an event of the operation of kind `group` being issued.
     fn async_tag(&self, group: AsyncGroup, after: AsyncAfter, complete_tx: bool) -> AsyncOrder {
+        self.async_tag_of(group, after, complete_tx, false)
+    }
+
+    /// [`Self::async_tag`] of an operation that goes on in the next
+    /// instruction when `continued` (a part of a split copy).
+    fn async_tag_of(
+        &self,
+        group: AsyncGroup,
+        after: AsyncAfter,
+        complete_tx: bool,
+        continued: bool,
+    ) -> AsyncOrder {
         let awaited = match (after, group) {
             (AsyncAfter::All, _) => self.awaited,
             // cp.async.mbarrier.arrive: after every prior cp.async operation.
@@ -62,6 +74,7 @@ impl<V: Value> ThreadState<V> {
                 id: self.issued[group_index(group)],
                 after,
                 complete_tx,
+                continued,
             }),
             awaited,
             unordered: None,
@@ -69,9 +82,10 @@ impl<V: Value> ThreadState<V> {
     }
 
     /// Counts the operation of the event just committed as issued when it
-    /// was the operation's last event.
+    /// was the operation's last event (the last of its instruction, unless
+    /// the operation goes on in the next one).
     pub(super) fn finish_async(&mut self, order: &AsyncOrder) {
-        if let Some(op) = order.op {
+        if let Some(op) = order.op.filter(|op| !op.continued) {
             let g = group_index(op.group);
             self.issued[g] = self.issued[g].saturating_add(1);
         }
@@ -96,13 +110,14 @@ impl<V: Value> ThreadState<V> {
                 dst,
                 mbar,
                 reduce: Some(_),
+                continued,
                 ..
             } if self.sub <= 2 => RmwTarget {
                 loc: Self::location(code, *dst),
                 sem: *sem,
                 scope: *scope,
                 proxy: copy_proxy(*bulk),
-                order: Some(self.copy_tag(*bulk)),
+                order: Some(self.copy_tag(*bulk, *continued)),
                 last: mbar.is_none(),
             },
             AsyncInstr::Copy {
@@ -143,11 +158,19 @@ impl<V: Value> ThreadState<V> {
     /// The tag of a copy's own accesses: `cp.async` after every prior
     /// instruction; `.async.bulk` accesses (async proxy) after prior
     /// `fence.proxy.async` only (`docs/model-notes.md`).
-    fn copy_tag(&self, bulk: bool) -> AsyncOrder {
+    /// A part of a split copy (`continued`) is the same operation as the
+    /// parts after it: their accesses are ordered after its own, and the
+    /// last part's complete-tx after all of them (8.9.1.1).
+    fn copy_tag(&self, bulk: bool, continued: bool) -> AsyncOrder {
         if bulk {
-            self.async_tag(AsyncGroup::Bulk, AsyncAfter::ProxyAsyncFences, false)
+            self.async_tag_of(
+                AsyncGroup::Bulk,
+                AsyncAfter::ProxyAsyncFences,
+                false,
+                continued,
+            )
         } else {
-            self.async_tag(AsyncGroup::CpAsync, AsyncAfter::All, false)
+            self.async_tag_of(AsyncGroup::CpAsync, AsyncAfter::All, false, continued)
         }
     }
 
@@ -158,11 +181,11 @@ impl<V: Value> ThreadState<V> {
         code: &ThreadCode,
         kind: EventKind,
         (sem, scope): (Sem, Option<Scope>),
-        bulk: bool,
+        (bulk, continued): (bool, bool),
     ) -> Event {
         let mut e = self.base_event(code, kind);
         (e.sem, e.scope, e.proxy) = (sem, scope, copy_proxy(bulk));
-        e.async_order = self.copy_tag(bulk);
+        e.async_order = self.copy_tag(bulk, continued);
         e
     }
 
@@ -230,8 +253,10 @@ impl<V: Value> ThreadState<V> {
                 size,
                 mbar,
                 reduce,
+                continued,
                 ..
             } => {
+                let kind_of = (*bulk, *continued);
                 let ct_at = if reduce.is_some() { 3 } else { 2 };
                 match self.sub {
                     0 => {
@@ -241,7 +266,7 @@ impl<V: Value> ThreadState<V> {
                             rmw: false,
                             red: false,
                         };
-                        let e = self.copy_event(code, kind, (*sem, *scope), *bulk);
+                        let e = self.copy_event(code, kind, (*sem, *scope), kind_of);
                         Some(Pending {
                             event: e,
                             effect: Effect::CopyRead,
@@ -261,7 +286,7 @@ impl<V: Value> ThreadState<V> {
                                 rmw: true,
                                 red: true,
                             };
-                            let e = self.copy_event(code, kind, (*sem, *scope), *bulk);
+                            let e = self.copy_event(code, kind, (*sem, *scope), kind_of);
                             return Some(Pending {
                                 event: e,
                                 effect: Effect::Read {
@@ -285,7 +310,7 @@ impl<V: Value> ThreadState<V> {
                             rmw: false,
                             init: false,
                         };
-                        let mut e = self.copy_event(code, kind, (*sem, *scope), *bulk);
+                        let mut e = self.copy_event(code, kind, (*sem, *scope), kind_of);
                         e.data_deps = deps;
                         Some(Pending {
                             event: e,
