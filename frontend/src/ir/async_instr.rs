@@ -198,6 +198,9 @@ pub enum MbarrierUpdate {
     /// `mbarrier.arrive_drop`: arrive-on, and the expected count of the
     /// following phases lowered by the same count ([`mbarrier::drop_arrivals`]).
     ArriveDrop,
+    /// `mbarrier.arrive_drop.expect_tx`: expect-tx, then `arrive_drop` with
+    /// count 1.
+    ArriveDropExpectTx,
 }
 
 /// The state of an mbarrier object packed into one 64-bit value (the model of

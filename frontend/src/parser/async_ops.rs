@@ -190,6 +190,7 @@ impl<'s> Parser<'s> {
                     MbarrierUpdate::Arrive
                         | MbarrierUpdate::ArriveExpectTx
                         | MbarrierUpdate::ArriveDrop
+                        | MbarrierUpdate::ArriveDropExpectTx
                 );
                 let (dst, rest) = if has_state {
                     match ops.split_first() {
@@ -204,7 +205,10 @@ impl<'s> Parser<'s> {
                     (MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop, [_, n]) => {
                         (imm(n, "count")?, 0)
                     }
-                    (MbarrierUpdate::ArriveExpectTx, [_, n]) => (1, imm(n, "transaction count")?),
+                    (
+                        MbarrierUpdate::ArriveExpectTx | MbarrierUpdate::ArriveDropExpectTx,
+                        [_, n],
+                    ) => (1, imm(n, "transaction count")?),
                     (MbarrierUpdate::ExpectTx | MbarrierUpdate::CompleteTx, [_, n]) => {
                         (0, imm(n, "transaction count")?)
                     }

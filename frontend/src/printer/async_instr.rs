@@ -117,6 +117,7 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
                 MbarrierUpdate::ExpectTx => "expect_tx",
                 MbarrierUpdate::CompleteTx => "complete_tx",
                 MbarrierUpdate::ArriveDrop => "arrive_drop",
+                MbarrierUpdate::ArriveDropExpectTx => "arrive_drop.expect_tx",
             };
             let mut ops = Vec::new();
             if matches!(
@@ -124,6 +125,7 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
                 MbarrierUpdate::Arrive
                     | MbarrierUpdate::ArriveExpectTx
                     | MbarrierUpdate::ArriveDrop
+                    | MbarrierUpdate::ArriveDropExpectTx
             ) {
                 ops.push(dst.map_or_else(|| "_".to_string(), |r| c.reg(r)));
             }

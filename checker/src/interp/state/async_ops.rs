@@ -419,6 +419,7 @@ impl<V: Value> ThreadState<V> {
                     MbarrierUpdate::ExpectTx => (0, *tx),
                     MbarrierUpdate::CompleteTx => (0, -tx),
                     MbarrierUpdate::ArriveDrop => (mbarrier::drop_arrivals(*count), 0),
+                    MbarrierUpdate::ArriveDropExpectTx => (mbarrier::drop_arrivals(1), *tx),
                 };
                 (self.sub == 0)
                     .then(|| self.mbarrier_rmw_read(code, *mbar, *dst, delta, (*sem, *scope), None))

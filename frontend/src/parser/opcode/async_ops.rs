@@ -226,11 +226,11 @@ pub(super) fn mbarrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         ("test_wait" | "try_wait", ["parity", rest @ ..]) => (rest, true),
         _ => (more, false),
     };
-    if op == "arrive_drop"
-        && more
-            .iter()
-            .any(|w| matches!(*w, "expect_tx" | "noComplete"))
-    {
+    let (more, drop_tx) = match (op, more) {
+        ("arrive_drop", ["expect_tx", rest @ ..]) => (rest, true),
+        _ => (more, false),
+    };
+    if op == "arrive_drop" && more.contains(&"noComplete") {
         return unsupported(m);
     }
     let mut sem = None;
@@ -275,6 +275,7 @@ pub(super) fn mbarrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         "init" => Ok(Shape::Async(AsyncShape::MbarrierInit)),
         "arrive" if expect_tx => update(MbarrierUpdate::ArriveExpectTx, Sem::Release),
         "arrive" => update(MbarrierUpdate::Arrive, Sem::Release),
+        "arrive_drop" if drop_tx => update(MbarrierUpdate::ArriveDropExpectTx, Sem::Release),
         "arrive_drop" => update(MbarrierUpdate::ArriveDrop, Sem::Release),
         // 8.9.1.1 and the instruction descriptions: expect-tx and complete-tx are relaxed.
         "expect_tx" => update(MbarrierUpdate::ExpectTx, Sem::Relaxed),

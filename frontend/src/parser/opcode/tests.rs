@@ -172,7 +172,7 @@ fn unsupported_constructs() {
     assert_eq!(u("bar.red.popc.u32"), "bar.red");
     assert_eq!(u("barrier.red.and.pred"), "bar.red");
     assert_eq!(
-        u("mbarrier.arrive_drop.expect_tx.shared.b64"),
+        u("mbarrier.arrive_drop.noComplete.shared.b64"),
         "mbarrier.arrive_drop"
     );
     assert_eq!(
