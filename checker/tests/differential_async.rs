@@ -112,7 +112,10 @@ fn instruction(rng: &mut Rng, regs: &mut usize, offsets: bool) -> Vec<String> {
             "mbarrier.arrive{}.shared::cta.b64 _, [{bar}]",
             rng.pick(&["", ".relaxed.cta", ".release.cluster"])
         ),
-        14 => format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], 4"),
+        14 => format!(
+            "mbarrier.{}.shared::cta.b64 _, [{bar}], 4",
+            rng.pick(&["arrive.expect_tx", "arrive_drop.expect_tx"])
+        ),
         15 => format!("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [{bar}], 4"),
         16 | 17 => format!(
             "mbarrier.test_wait.parity{}.shared::cta.b64 {}, [{bar}], {}",
