@@ -2,24 +2,14 @@
 //! moves, the cuts it carries, mbarrier objects at offsets, refusals.
 
 use super::*;
-use crate::report::{Options, Report, Status, Strategy};
+use crate::report::{Report, Status};
 
-/// The report of `src` under both explorers, which must agree.
+/// The report of `src` under both explorers, which must agree
+/// ([`super::tests::both`]), for a test with nothing unsupported.
 fn both(src: &str) -> Report {
     let t = ptxmc_frontend::parse(src).expect("parses");
     assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
-    let b = crate::check(
-        &t,
-        &Options {
-            strategy: Strategy::Brute,
-            ..Options::default()
-        },
-    );
-    let d = crate::check(&t, &Options::default());
-    assert_eq!(b.status, d.status);
-    assert_eq!(b.states, d.states);
-    assert_eq!(b.stats.executions, d.stats.executions);
-    d
+    super::tests::both(src)
 }
 
 fn one_thread(init: &str, code: &str, cond: &str) -> String {

@@ -4,7 +4,9 @@ use super::*;
 use crate::report::Report;
 use crate::report::{Options, Status, Strategy};
 
-fn both(src: &str) -> Report {
+/// The report of `src` under both explorers, which must agree (status,
+/// states, executions).
+pub(super) fn both(src: &str) -> Report {
     let t = ptxmc_frontend::parse(src).expect("parses");
     let b = crate::check(
         &t,
@@ -16,6 +18,7 @@ fn both(src: &str) -> Report {
     let d = crate::check(&t, &Options::default());
     assert_eq!(b.status, d.status);
     assert_eq!(b.states, d.states);
+    assert_eq!(b.stats.executions, d.stats.executions);
     d
 }
 

@@ -32,14 +32,33 @@ impl Lowering<'_> {
             return Ok(m);
         }
         let (base, off) = base_offset(test, m);
-        let end = off + MBARRIER_BYTES;
-        match self.covered(p, off, end)[..] {
-            [(g, gs, ge)] if (gs, ge) == (off, end) => {
+        self.granule_at(
+            p,
+            base,
+            (off, off + MBARRIER_BYTES),
+            span,
+            "an mbarrier object cut into parts",
+        )
+    }
+
+    /// The address of the granule of location `p` (base address `base`)
+    /// that is exactly bytes `s..e`; an error naming `what` when those
+    /// bytes are not one granule.
+    fn granule_at(
+        &self,
+        p: usize,
+        base: AddrId,
+        (s, e): (u32, u32),
+        span: Span,
+        what: &str,
+    ) -> Result<AddrId, String> {
+        match self.covered(p, s, e)[..] {
+            [(g, gs, ge)] if (gs, ge) == (s, e) => {
                 Ok(self.gaddr.get(&(base.index(), g)).copied().unwrap_or(base))
             }
             _ => Err(format!(
-                "mixed-size accesses to {} (an mbarrier object cut into parts) at {span}",
-                name_of(test, base)
+                "mixed-size accesses to {} ({what}) at {span}",
+                name_of(self.test, base)
             )),
         }
     }
@@ -56,15 +75,7 @@ impl Lowering<'_> {
             return Ok(addr);
         }
         let (base, _) = base_offset(test, addr);
-        match self.covered(p, s, e)[..] {
-            [(g, gs, ge)] if (gs, ge) == (s, e) => {
-                Ok(self.gaddr.get(&(base.index(), g)).copied().unwrap_or(base))
-            }
-            _ => Err(format!(
-                "mixed-size accesses to {} (a copy part across granules) at {span}",
-                name_of(test, base)
-            )),
-        }
+        self.granule_at(p, base, (s, e), span, "a copy part across granules")
     }
 
     fn is_split(&self, a: AddrId) -> Option<PhysId> {
