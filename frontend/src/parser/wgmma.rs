@@ -154,17 +154,11 @@ impl<'s> Parser<'s> {
         let Some(bloc) = self.descriptor(t, br) else {
             return Ok(None);
         };
-        let scale_d = match c.value("scale-d", scale)? {
-            super::instr::Value::Imm(i) => Operand::Imm(i),
-            super::instr::Value::Reg(r) => Operand::Reg(self.b.reg(t, r)),
-        };
+        let scale_d = self.val(t, c.value("scale-d", scale)?);
         let sparse = match meta {
             None => None,
             Some((meta, sel)) => {
-                let meta = match c.value("sp-meta", meta)? {
-                    super::instr::Value::Imm(i) => Operand::Imm(i),
-                    super::instr::Value::Reg(r) => Operand::Reg(self.b.reg(t, r)),
-                };
+                let meta = self.val(t, c.value("sp-meta", meta)?);
                 let selector = match sel.kind {
                     OpKind::Int(v) if (0..=3).contains(&v) => v,
                     _ => return Err(c.bad("sp-sel", "an integer constant from 0 to 3", sel)),

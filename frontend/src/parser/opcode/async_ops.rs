@@ -219,15 +219,11 @@ pub(super) fn mbarrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         return Err(m.bad("expected an mbarrier operation"));
     };
     let (more, expect_tx) = match (op, more) {
-        ("arrive", ["expect_tx", rest @ ..]) => (rest, true),
+        ("arrive" | "arrive_drop", ["expect_tx", rest @ ..]) => (rest, true),
         _ => (more, false),
     };
     let (more, parity) = match (op, more) {
         ("test_wait" | "try_wait", ["parity", rest @ ..]) => (rest, true),
-        _ => (more, false),
-    };
-    let (more, drop_tx) = match (op, more) {
-        ("arrive_drop", ["expect_tx", rest @ ..]) => (rest, true),
         _ => (more, false),
     };
     if op == "arrive_drop" && more.contains(&"noComplete") {
@@ -275,7 +271,7 @@ pub(super) fn mbarrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         "init" => Ok(Shape::Async(AsyncShape::MbarrierInit)),
         "arrive" if expect_tx => update(MbarrierUpdate::ArriveExpectTx, Sem::Release),
         "arrive" => update(MbarrierUpdate::Arrive, Sem::Release),
-        "arrive_drop" if drop_tx => update(MbarrierUpdate::ArriveDropExpectTx, Sem::Release),
+        "arrive_drop" if expect_tx => update(MbarrierUpdate::ArriveDropExpectTx, Sem::Release),
         "arrive_drop" => update(MbarrierUpdate::ArriveDrop, Sem::Release),
         // 8.9.1.1 and the instruction descriptions: expect-tx and complete-tx are relaxed.
         "expect_tx" => update(MbarrierUpdate::ExpectTx, Sem::Relaxed),
