@@ -478,22 +478,33 @@ impl Model for Chapter8 {
             });
         }
         if ev.is_rmw() {
-            choices.retain(|c| {
-                let Some((src, v)) = write(c) else {
-                    return true;
-                };
-                // (A CAS that only reads when it fails is no RMW for a
-                // value that makes it fail.)
-                !rmw_for(v)
-                    || !g.rf().iter().enumerate().any(|(r2, &from)| {
-                        let r2 = EventId::new(r2);
-                        from == Some(src)
-                            && g.event(r2).is_rmw()
-                            && super::morally_strong(g, r, r2)
-                            && super::morally_strong(g, src, r)
-                            && super::morally_strong(g, src, r2)
-                    })
-            });
+            // The writes RMW reads morally strong with `r` read, with those
+            // reads (found once, not per choice).
+            let taken: SmallVec<[(EventId, EventId); 8]> = g
+                .rf()
+                .iter()
+                .enumerate()
+                .filter_map(|(r2, &from)| {
+                    let r2 = EventId::new(r2);
+                    let w = from?;
+                    (g.event(r2).is_rmw() && super::morally_strong(g, r, r2)).then_some((w, r2))
+                })
+                .collect();
+            if !taken.is_empty() {
+                choices.retain(|c| {
+                    let Some((src, v)) = write(c) else {
+                        return true;
+                    };
+                    // (A CAS that only reads when it fails is no RMW for a
+                    // value that makes it fail.)
+                    !rmw_for(v)
+                        || !taken.iter().any(|&(w, r2)| {
+                            w == src
+                                && super::morally_strong(g, src, r)
+                                && super::morally_strong(g, src, r2)
+                        })
+                });
+            }
         }
         // (A private read's one choice left, the thread's last write or the
         // initial write, is coherence-before no write: the location's other

@@ -87,9 +87,17 @@ impl Dpor<'_> {
         let Some(rt) = s.exec.event(r).thread.map(|t| t.index()) else {
             return false;
         };
-        let mut st = s.states[rt].clone();
+        let mut slot = s.probe.borrow_mut();
+        let st = match slot.as_mut() {
+            Some(x) => {
+                x.clone_from(&s.states[rt]);
+                x
+            }
+            None => slot.insert(s.states[rt].clone()),
+        };
         st.commit(r, Some(value));
         let fails = matches!(st.next(&self.codes[rt]), Next::Blocked(BlockReason::Spin));
+        drop(slot);
         s.await_fails.borrow_mut().push((r, value, fails));
         fails
     }

@@ -186,6 +186,9 @@ struct State {
     // invariant: only for reads in `awaiting` or whose thread is restored to
     // the state it awaits in; cleared when the read is popped.
     await_fails: std::cell::RefCell<SmallVec<[(EventId, i64, bool); 8]>>,
+    /// A spare thread state for the probes of [`Dpor::awaiting_fails`]
+    /// (which sees the state only through a shared borrow).
+    probe: std::cell::RefCell<Option<ThreadState<i64>>>,
     /// The way to its gate of a thread waiting at the RMW read of a chain
     /// ([`Dpor::gate_ahead`]), per waiting read.
     // invariant: only for reads in `waiting`; cleared when the read is popped.
@@ -567,6 +570,7 @@ impl<'a> Dpor<'a> {
             waiting: Vec::new(),
             awaiting: Vec::new(),
             await_fails: Default::default(),
+            probe: Default::default(),
             ahead_memo: Default::default(),
             writes_made: vec![vec![0; self.init_mem.len()]; self.codes.len()],
             barriers: 0,

@@ -75,12 +75,12 @@ fn past(deadline: Option<Instant>, steps: usize) -> bool {
     steps & (CLOCK_EVERY - 1) == 0 && deadline.is_some_and(|d| Instant::now() >= d)
 }
 
-/// A write event of a chain: (thread, program-order index, position of its
-/// instruction in the thread's code).
-type WriteEvent = (u32, u32, u32);
+mod chain;
 
-/// A value with the write events of the chain that produced it (sorted).
-type Element = (i64, Vec<WriteEvent>);
+use chain::{Chain, Interner};
+
+/// A value with the write events of the chain that produced it.
+type Element = (i64, Chain);
 
 /// A path of the precise fixed point: the thread state, per read (by
 /// program-order index) the provenances the value it took can have, the
@@ -93,7 +93,7 @@ type Path = (ThreadState<i64>, Provenances, Counts, Written);
 type Provenances = Vec<(EventId, Shared)>;
 
 /// The provenances of one value, shared between paths.
-type Shared = Rc<Vec<Vec<WriteEvent>>>;
+type Shared = Rc<Vec<Chain>>;
 
 /// Per path and physical location: the value of the path's last write to it.
 type Written = Vec<Option<i64>>;
@@ -203,34 +203,22 @@ pub(crate) fn write_domain(
     }
 }
 
-/// Whether the sorted `a` is a subset of the sorted `b`.
-fn subset(a: &[WriteEvent], b: &[WriteEvent]) -> bool {
-    let mut rest = b;
-    a.iter().all(|x| match rest.iter().position(|y| y >= x) {
-        Some(i) if rest[i] == *x => {
-            rest = &rest[i + 1..];
-            true
-        }
-        _ => false,
-    })
-}
-
 /// Adds `(value, chain)` to `set` unless a chain of the same value that is a
 /// subset of `chain` is there, dropping the chains of the value that
 /// `chain` is a subset of. A chain only limits what extends it (no write
 /// twice), so a smaller chain of the same value extends to every value a
 /// larger one does: keeping the minimal chains of each value gives the same
 /// values, with far fewer elements when chains go through RMWs.
-fn insert_minimal(set: &mut BTreeSet<Element>, value: i64, chain: Vec<WriteEvent>) {
+fn insert_minimal(set: &mut BTreeSet<Element>, value: i64, chain: Chain) {
     let same_value = set
-        .range((value, Vec::new())..)
+        .range((value, Chain::default())..)
         .take_while(|(v, _)| *v == value);
     let mut larger = Vec::new();
     for (_, c) in same_value {
-        if subset(c, &chain) {
+        if c.is_subset(&chain) {
             return;
         }
-        if subset(&chain, c) {
+        if chain.is_subset(c) {
             larger.push(c.clone());
         }
     }
@@ -238,13 +226,6 @@ fn insert_minimal(set: &mut BTreeSet<Element>, value: i64, chain: Vec<WriteEvent
         set.remove(&(value, c));
     }
     set.insert((value, chain));
-}
-
-fn union(a: &[WriteEvent], b: &[WriteEvent]) -> Vec<WriteEvent> {
-    let mut out: Vec<WriteEvent> = a.iter().chain(b).copied().collect();
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// The fixed point over values with provenance.
@@ -256,8 +237,9 @@ fn precise(
 ) -> Result<Domain, DomainError> {
     let n_phys = test.n_phys as usize;
     let mut dom: Vec<BTreeSet<Element>> = (0..n_phys)
-        .map(|p| BTreeSet::from([(test.init_mem.get(p).copied().unwrap_or(0), Vec::new())]))
+        .map(|p| BTreeSet::from([(test.init_mem.get(p).copied().unwrap_or(0), Chain::default())]))
         .collect();
+    let mut numbers = Interner::default();
     let private = private_locations(test);
     let mut steps = 0usize;
     loop {
@@ -269,7 +251,7 @@ fn precise(
         let grouped: Vec<Vec<(i64, Shared)>> = dom
             .iter()
             .map(|set| {
-                let mut groups: Vec<(i64, Vec<Vec<WriteEvent>>)> = Vec::new();
+                let mut groups: Vec<(i64, Vec<Chain>)> = Vec::new();
                 for (v, p) in set {
                     match groups.last_mut() {
                         Some((last, ps)) if last == v => ps.push(p.clone()),
@@ -332,16 +314,17 @@ fn precise(
                             // backward jump over it): a chain holds at most
                             // one of its writes, whatever their indices.
                             let once = !code.loops().iter().any(|l| l.contains(ev.instr as usize));
-                            let same = |x: &WriteEvent| {
-                                (x.0, x.1) == (me.0, me.1) || (once && (x.0, x.2) == (me.0, me.2))
+                            let Some(me_id) = numbers.id(me) else {
+                                return Err(DomainError::TooLarge);
                             };
+                            let same = numbers.conflicts(me, once);
                             // The write happens on this path whatever the
                             // chains: count it before the path may be dropped.
                             counts[loc.phys.index()] += 1;
                             fold_max(&mut max_writes[t], &counts);
                             // Every chain: one provenance of each read the
                             // value depends on, with this write.
-                            let deps: Vec<&Vec<Vec<WriteEvent>>> = ev
+                            let deps: Vec<&Vec<Chain>> = ev
                                 .data_deps
                                 .iter()
                                 .filter_map(|d| prov.iter().find(|e| e.0 == *d).map(|e| &*e.1))
@@ -358,13 +341,13 @@ fn precise(
                                 let reused = deps
                                     .iter()
                                     .zip(&pick)
-                                    .any(|(ps, &i)| ps.get(i).is_some_and(|p| p.iter().any(same)));
+                                    .any(|(ps, &i)| ps.get(i).is_some_and(|p| p.meets(&same)));
                                 // A chain that uses this write twice is no chain.
                                 if !reused {
-                                    let mut chain = vec![me];
+                                    let mut chain = Chain::single(me_id);
                                     for (ps, &i) in deps.iter().zip(&pick) {
                                         if let Some(p) = ps.get(i) {
-                                            chain = union(&chain, p);
+                                            chain.union_with(p);
                                         }
                                     }
                                     insert_minimal(&mut found[loc.phys.index()], value, chain);
@@ -511,38 +494,27 @@ fn coarse(
 mod tests {
     use super::*;
 
-    #[test]
-    fn subset_of_sorted_chains() {
-        assert!(subset(&[], &[(0, 1, 0)]));
-        assert!(subset(
-            &[(0, 1, 0), (2, 0, 0)],
-            &[(0, 1, 0), (1, 3, 0), (2, 0, 0)]
-        ));
-        assert!(!subset(
-            &[(0, 1, 0), (2, 1, 0)],
-            &[(0, 1, 0), (1, 3, 0), (2, 0, 0)]
-        ));
-        assert!(!subset(&[(1, 0, 0)], &[]));
-    }
-
     /// Only the minimal chains of each value stay, whatever the order they
     /// come in; other values are left alone.
     #[test]
     fn minimal_chains_per_value() {
+        let c = |ids: &[u32]| {
+            let mut c = Chain::default();
+            for &i in ids {
+                c.union_with(&Chain::single(i));
+            }
+            c
+        };
         let mut set = BTreeSet::new();
-        insert_minimal(&mut set, 1, vec![(0, 0, 0), (1, 0, 0)]);
-        insert_minimal(&mut set, 2, vec![(0, 0, 0), (1, 0, 0)]);
-        insert_minimal(&mut set, 1, vec![(1, 0, 0)]);
-        insert_minimal(&mut set, 1, vec![(1, 0, 0), (2, 0, 0)]);
-        insert_minimal(&mut set, 1, vec![(2, 0, 0)]);
-        let got: Vec<Element> = set.into_iter().collect();
-        assert_eq!(
-            got,
-            vec![
-                (1, vec![(1, 0, 0)]),
-                (1, vec![(2, 0, 0)]),
-                (2, vec![(0, 0, 0), (1, 0, 0)])
-            ]
-        );
+        insert_minimal(&mut set, 1, c(&[0, 1]));
+        insert_minimal(&mut set, 2, c(&[0, 1]));
+        insert_minimal(&mut set, 1, c(&[1]));
+        insert_minimal(&mut set, 1, c(&[1, 2]));
+        insert_minimal(&mut set, 1, c(&[2]));
+        let mut got: Vec<Element> = set.into_iter().collect();
+        got.sort_by_key(|(v, c)| (*v, c.clone()));
+        let mut want = vec![(1, c(&[1])), (1, c(&[2])), (2, c(&[0, 1]))];
+        want.sort_by_key(|(v, c)| (*v, c.clone()));
+        assert_eq!(got, want);
     }
 }
