@@ -310,11 +310,12 @@ pub fn quick(test: &ptxmc_frontend::ir::Test, opts: &Options, walks: u64) -> Opt
     let mut budget = Budget::new(opts, Instant::now());
     let mut out = Outcomes::new(test);
     let walks = walks.max(1);
-    let status = super::with_dpor(
+    let status = super::with_dpor_keeping(
         test,
         opts,
         &mut budget,
         &mut out,
+        true,
         &mut |dpor, budget, out| {
             let dpor = dpor.with_walk(Walk::new(0));
             let Some(w) = dpor.walk() else {

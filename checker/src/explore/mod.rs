@@ -285,6 +285,20 @@ fn with_dpor(
     out: &mut Outcomes,
     f: &mut dyn FnMut(dpor::Dpor<'_>, &mut Budget, &mut Outcomes) -> Status,
 ) -> Status {
+    with_dpor_keeping(test, opts, budget, out, false, f)
+}
+
+/// [`with_dpor`], keeping the value domain for the next call on this thread
+/// when `keep` (the long-run warning's probe, [`estimate::quick`], before the
+/// run of the same test: computed once for both).
+fn with_dpor_keeping(
+    test: &Test,
+    opts: &Options,
+    budget: &mut Budget,
+    out: &mut Outcomes,
+    keep: bool,
+    f: &mut dyn FnMut(dpor::Dpor<'_>, &mut Budget, &mut Outcomes) -> Status,
+) -> Status {
     let codes: Result<Vec<crate::interp::ThreadCode>, String> = (0..test.threads.len())
         .map(|t| {
             crate::interp::ThreadCode::new(test, ptxmc_frontend::ir::ThreadId::new(t))
@@ -295,7 +309,15 @@ fn with_dpor(
         Ok(c) => c,
         Err(e) => return Status::Unsupported(e),
     };
-    let writes = match domain::write_domain(test, &codes, opts.unroll, budget.deadline) {
+    let domain = domain::write_domain_kept(
+        test,
+        &codes,
+        opts.unroll,
+        opts.reading,
+        budget.deadline,
+        keep,
+    );
+    let writes = match domain {
         Ok(w) => w,
         Err(domain::DomainError::TooLarge) => {
             return Status::Limit(

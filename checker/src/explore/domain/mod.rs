@@ -42,7 +42,9 @@
 
 use crate::event::{EventId, EventKind};
 use crate::interp::{Next, ThreadCode, ThreadState};
+use crate::model::reading::Reading;
 use ptxmc_frontend::ir::{Proxy, Test, VAddrId};
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::time::Instant;
@@ -201,6 +203,45 @@ pub(crate) fn write_domain(
         Err(DomainError::TooLarge) => coarse(test, codes, unroll, deadline),
         other => other,
     }
+}
+
+thread_local! {
+    /// The domain a caller asked to keep ([`write_domain_kept`]), with what it
+    /// was computed from: the long-run warning's probe, then the run of the
+    /// same test on the same thread.
+    static KEPT: RefCell<Option<(Test, u32, Reading, Domain)>> = const { RefCell::new(None) };
+}
+
+/// [`write_domain`] for the threads of `test` built under `reading`, taken
+/// from the one kept by the previous call when it was for an equal test,
+/// `unroll` and `reading` (the domain depends on nothing else; a deadline
+/// only stops its computation), and kept for the next call when `keep`.
+pub(crate) fn write_domain_kept(
+    test: &Test,
+    codes: &[ThreadCode],
+    unroll: u32,
+    reading: Reading,
+    deadline: Option<Instant>,
+    keep: bool,
+) -> Result<Domain, DomainError> {
+    let kept = KEPT.with(|k| {
+        let mut k = k.borrow_mut();
+        match k.take() {
+            Some((t, u, r, d)) if u == unroll && r == reading && t == *test => Some(d),
+            other => {
+                *k = other;
+                None
+            }
+        }
+    });
+    let d = match kept {
+        Some(d) => d,
+        None => write_domain(test, codes, unroll, deadline)?,
+    };
+    if keep {
+        KEPT.with(|k| *k.borrow_mut() = Some((test.clone(), unroll, reading, d.clone())));
+    }
+    Ok(d)
 }
 
 /// Adds `(value, chain)` to `set` unless a chain of the same value that is a
@@ -493,6 +534,47 @@ fn coarse(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A domain kept by one call serves the next call for an equal test,
+    /// unroll and reading (and only once); another test computes its own.
+    #[test]
+    fn a_kept_domain_serves_the_same_test_once() {
+        let of = |family: &str| {
+            let src = ptxmc_frontend::families::generate(family, 2, "gpu").expect("a family");
+            let test = ptxmc_frontend::parse(&src).expect("parses");
+            let codes: Vec<ThreadCode> = (0..test.threads.len())
+                .map(|t| {
+                    ThreadCode::new(&test, ptxmc_frontend::ir::ThreadId::new(t)).expect("code")
+                })
+                .collect();
+            (test, codes)
+        };
+        let (lock, lock_codes) = of("ticket-lock");
+        let (sb, sb_codes) = of("sb");
+        let spec = Reading::SPEC;
+        let kept = || KEPT.with(|k| k.borrow().as_ref().map(|e| e.0.name.clone()));
+        let first = write_domain_kept(&lock, &lock_codes, 2, spec, None, true).expect("domain");
+        assert_eq!(kept(), Some(lock.name.clone()));
+        // Another test: computed, and the kept one stays for its own test.
+        let other = write_domain_kept(&sb, &sb_codes, 2, spec, None, false).expect("domain");
+        assert_eq!(
+            other.values,
+            write_domain(&sb, &sb_codes, 2, None)
+                .expect("domain")
+                .values
+        );
+        assert_eq!(kept(), Some(lock.name.clone()));
+        // Another unroll bound: not the kept one either.
+        write_domain_kept(&lock, &lock_codes, 3, spec, None, false).expect("domain");
+        assert_eq!(kept(), Some(lock.name.clone()));
+        // The same test: taken, once.
+        let again = write_domain_kept(&lock, &lock_codes, 2, spec, None, false).expect("domain");
+        assert_eq!(
+            (again.values, again.max_writes),
+            (first.values, first.max_writes)
+        );
+        assert_eq!(kept(), None);
+    }
 
     /// Only the minimal chains of each value stay, whatever the order they
     /// come in; other values are left alone.
