@@ -281,6 +281,10 @@ fn precise(
         .map(|p| BTreeSet::from([(test.init_mem.get(p).copied().unwrap_or(0), Chain::default())]))
         .collect();
     let mut numbers = Interner::default();
+    // Every element offered to `found` so far, in any round: the sets only
+    // gain elements or lose them to subsets of the same value, so offering
+    // one again is a no-op.
+    let mut inserted: fxhash::FxHashSet<(usize, i64, Chain)> = Default::default();
     let private = private_locations(test);
     let mut steps = 0usize;
     loop {
@@ -391,7 +395,13 @@ fn precise(
                                             chain.union_with(p);
                                         }
                                     }
-                                    insert_minimal(&mut found[loc.phys.index()], value, chain);
+                                    // (An element met before changes nothing: it
+                                    // is in the set, or a subset of its chain is.)
+                                    let phys = loc.phys.index();
+                                    if !inserted.contains(&(phys, value, chain.clone())) {
+                                        inserted.insert((phys, value, chain.clone()));
+                                        insert_minimal(&mut found[phys], value, chain);
+                                    }
                                     any = true;
                                 }
                                 // Next combination.

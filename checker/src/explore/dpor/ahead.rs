@@ -82,6 +82,12 @@ impl Dpor<'_> {
                 self.judge(s, self.aheads().get(u)?.as_ref()?, false)
             }
             // A waiting read reads a write added later: past the chain's last.
+            // At the thread's first event, its state is the one its first
+            // look-ahead ran from (the interpreter runs deterministically up
+            // to the first event, which stays pending): that way, found once.
+            Run::Waiting(_) if s.states[u].events().is_empty() => {
+                self.judge(s, self.aheads().get(u)?.as_ref()?, true)
+            }
             &Run::Waiting(q) => {
                 let known = s
                     .ahead_memo
