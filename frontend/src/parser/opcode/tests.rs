@@ -172,8 +172,8 @@ fn unsupported_constructs() {
     assert_eq!(u("bar.red.popc.u32"), "bar.red");
     assert_eq!(u("barrier.red.and.pred"), "bar.red");
     assert_eq!(
-        u("mbarrier.arrive_drop.noComplete.shared.b64"),
-        "mbarrier.arrive_drop"
+        u("cp.async.bulk.prefetch.tensor.1d.L2.global"),
+        "cp.async.bulk.prefetch"
     );
     assert_eq!(
         u("cp.async.bulk.tensor.2d.shared::cluster.global"),
