@@ -86,7 +86,7 @@ impl<'s> Parser<'s> {
         if self.multimem_instruction(t, text, first.span)? {
             return Ok(());
         }
-        if self.bar_red_instruction(t, text, first.span, start)? {
+        if self.bar_red_instruction(t, text, first.span)? {
             return Ok(());
         }
         if self.packed_instruction(t, text, first.span, start)? {
