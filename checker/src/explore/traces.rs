@@ -4,7 +4,7 @@
 
 use super::sym::Sym;
 use crate::event::{Event, EventId, EventKind};
-use crate::interp::{BranchCond, Next, ThreadCode, ThreadState};
+use crate::interp::{BranchCond, Next, ThreadCode, ThreadState, Value};
 use crate::report::BlockReason;
 use ptxmc_frontend::ir::{BarrierKind, CmpOp, Span, Test};
 
@@ -188,7 +188,8 @@ pub(crate) fn enumerate(
 
 /// The outcome of `c` when a constraint of the path already decides it: an
 /// equality or inequality of the same two values (in either order) that the
-/// path assumes. Only `==`/`!=` against `==`/`!=`; anything else is left to
+/// path assumes, or an equality of the value with another constant that
+/// it assumes. Only `==`/`!=` against `==`/`!=`; anything else is left to
 /// the values (`None`).
 fn implied(constraints: &[Constraint], c: &BranchCond<Sym>) -> Option<bool> {
     let eq = |cmp: CmpOp, holds: bool| match cmp {
@@ -199,9 +200,26 @@ fn implied(constraints: &[Constraint], c: &BranchCond<Sym>) -> Option<bool> {
     let want = eq(c.cmp, true)?;
     constraints.iter().rev().find_map(|k| {
         let same = (k.a == c.a && k.b == c.b) || (k.a == c.b && k.b == c.a);
-        let equal = eq(k.cmp, k.holds).filter(|_| same)?;
-        Some(equal == want)
+        if let Some(equal) = eq(k.cmp, k.holds).filter(|_| same) {
+            return Some(equal == want);
+        }
+        // `v == k1` assumed: `v == k2` for another constant `k2` fails (the
+        // cases of a dispatch on a register, such as a `bar.red` whose
+        // barrier id only the run tells).
+        let (v, k1) = value_and_constant(&k.a, &k.b)?;
+        let (w, k2) = value_and_constant(&c.a, &c.b)?;
+        (eq(k.cmp, k.holds)? && v == w && k1 != k2).then_some(!want)
     })
+}
+
+/// The value and the constant of a comparison between a value that is not a
+/// constant and one that is.
+fn value_and_constant<'a>(a: &'a Sym, b: &'a Sym) -> Option<(&'a Sym, i64)> {
+    match (a.as_constant(), b.as_constant()) {
+        (None, Some(k)) => Some((a, k)),
+        (Some(k), None) => Some((b, k)),
+        _ => None,
+    }
 }
 
 fn push(out: &mut Vec<Trace>, t: Trace, max: usize) -> Result<(), TooManyPaths> {

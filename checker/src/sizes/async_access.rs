@@ -17,8 +17,9 @@
 //! accesses at offset 0 take the whole location, as before offsets were
 //! read: they add no range there.
 
+use super::check::{Hazard, When};
 use super::{base_offset, name_of, phys_name};
-use ptxmc_frontend::ir::{AddrId, AsyncInstr, Instr, PhysId, Span, Test};
+use ptxmc_frontend::ir::{AddrId, AsyncInstr, Instr, MbarrierUpdate, PhysId, Span, Test};
 use std::collections::BTreeSet;
 
 /// Bytes of an mbarrier object (`.b64`), also its alignment.
@@ -191,16 +192,35 @@ pub(super) fn propagate(
     }
 }
 
-/// The message of an mbarrier operand that is not 8-byte aligned, if
-/// `instr`'s is not (every declared location is taken to start 8-byte
-/// aligned: ptxmc gives locations no address).
-pub(super) fn misaligned(test: &Test, instr: &Instr, span: Span) -> Option<String> {
+/// Why executing `instr` may make the behaviour undefined, if it may: an
+/// mbarrier operand that is not 8-byte aligned (every declared location is
+/// taken to start 8-byte aligned: ptxmc gives locations no address), or an
+/// `mbarrier.arrive{,_drop}.noComplete`, undefined when its arrive-on
+/// completes the current phase (instruction descriptions).
+pub(super) fn hazard(test: &Test, instr: &Instr, span: Span) -> Option<Hazard> {
     let m = mbar_of(instr)?;
     let (base, off) = base_offset(test, m);
-    (off % MBARRIER_BYTES != 0).then(|| {
-        format!(
-            "misaligned mbarrier object [{}+{off}] at {span} (an mbarrier object is 8-byte aligned)",
-            name_of(test, base)
-        )
-    })
+    if off % MBARRIER_BYTES != 0 {
+        return Some(Hazard {
+            message: format!(
+                "misaligned mbarrier object [{}+{off}] at {span} (an mbarrier object is 8-byte aligned)",
+                name_of(test, base)
+            ),
+            when: When::Runs,
+        });
+    }
+    match instr {
+        Instr::Async(AsyncInstr::MbarrierUpdate {
+            kind,
+            no_complete: true,
+            ..
+        }) => Some(Hazard {
+            message: format!(
+                "mbarrier.{}.noComplete at {span} completes the current phase (undefined: the instruction description)",
+                if *kind == MbarrierUpdate::ArriveDrop { "arrive_drop" } else { "arrive" }
+            ),
+            when: When::Completes,
+        }),
+        _ => None,
+    }
 }

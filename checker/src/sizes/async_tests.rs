@@ -122,6 +122,36 @@ fn a_misaligned_mbarrier_is_undefined_when_it_runs() {
     );
 }
 
+/// `.noComplete` (instruction descriptions): an execution whose
+/// arrive-on completes the phase is undefined, one that leaves arrivals
+/// pending is not; on a rewritten test (mbarriers at offsets of one array)
+/// the hazard follows the instruction to its rewritten statement.
+#[test]
+fn a_no_complete_arrival_is_undefined_when_it_completes_the_phase() {
+    let code = |n: u32| {
+        format!(" mbarrier.init.shared::cta.b64 [bar], 2 ;\n mbarrier.init.shared::cta.b64 [bar+8], 2 ;\n mbarrier.arrive.noComplete.shared::cta.b64 _, [bar], 1 ;\n mbarrier.arrive_drop.noComplete.shared::cta.b64 _, [bar+8], {n} ;\n")
+    };
+    let r = both(&one_thread("bar=0;", &code(1), "exists (bar == 0)"));
+    assert_eq!(r.status, Status::Ok);
+    let r = both(&one_thread("bar=0;", &code(2), "exists (bar == 0)"));
+    assert_eq!(
+        r.status,
+        Status::Undefined(
+            "mbarrier.arrive_drop.noComplete at 7:2 completes the current phase (undefined: the instruction description)"
+                .into()
+        )
+    );
+    // Not rewritten: the same check on the original statements.
+    let src = one_thread(
+        "bar=0;",
+        " mbarrier.init.shared::cta.b64 [bar], 1 ;\n mbarrier.arrive.noComplete.shared::cta.b64 _, [bar], 1 ;\n",
+        "exists (bar == 0)",
+    );
+    let p = prepare(&ptxmc_frontend::parse(&src).expect("parses")).expect("supported");
+    assert!(p.test.is_none() && p.info.is_some());
+    assert!(matches!(both(&src).status, Status::Undefined(_)));
+}
+
 #[test]
 fn what_cannot_be_cut_is_unsupported() {
     for (init, code, what) in [

@@ -1,12 +1,13 @@
 //! The checks run on every consistent execution of a rewritten test:
 //! mixed-size data races and multimem misuse (status `undefined`, 8.7.2,
-//! 8.2.3), and the agreement of the parts of morally strong operations of the
+//! 8.2.3), misaligned mbarrier objects and `.noComplete` arrivals that
+//! complete their phase (instruction descriptions), and the agreement of the parts of morally strong operations of the
 //! same range (8.7, 8.10.3, 8.10.5).
 
 use crate::event::{EventId, EventKind};
 use crate::execution::Execution;
 use crate::model::Relations;
-use ptxmc_frontend::ir::{PhysId, Span};
+use ptxmc_frontend::ir::{mbarrier, PhysId, Span};
 
 /// Which events of a rewritten statement an [`Origin`] is the operation of.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -59,10 +60,51 @@ pub(crate) struct SizeInfo {
     /// Per physical location of the rewritten test: its bytes in the
     /// original location (same invariant as `home`).
     pub(super) bytes: Vec<(u32, u32)>,
-    /// The statements of the rewritten code (thread, index) that come from
-    /// an mbarrier instruction whose operand is not 8-byte aligned, with the
-    /// message: executing one makes the behaviour undefined.
-    pub(super) misaligned: Vec<((usize, u32), String)>,
+    /// The statements of the rewritten code (thread, index) whose execution
+    /// can make the behaviour undefined ([`Hazard`]).
+    pub(super) hazards: Vec<((usize, u32), Hazard)>,
+}
+
+/// Why executing a statement makes the program's behaviour undefined.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Hazard {
+    /// What the verdict says.
+    pub(super) message: String,
+    /// When it does.
+    pub(super) when: When,
+}
+
+/// When a [`Hazard`]'s statement makes the behaviour undefined.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum When {
+    /// Whenever it runs (an mbarrier operand that is not 8-byte aligned).
+    Runs,
+    /// When its mbarrier RMW completes the phase it reads
+    /// (`mbarrier.arrive{,_drop}.noComplete`, instruction descriptions).
+    Completes,
+}
+
+/// Whether the RMW read `r` of an mbarrier in `exec` and its write make the
+/// phase complete: the write holds more completed phases than the read
+/// (`ir::mbarrier`). A read without its write (a graph cut short) does not.
+fn completes_phase(exec: &Execution, r: EventId) -> bool {
+    let er = exec.event(r);
+    let EventKind::Read {
+        value: before,
+        rmw: true,
+        ..
+    } = er.kind
+    else {
+        return false;
+    };
+    exec.ids().any(|w| {
+        let ew = exec.event(w);
+        ew.thread == er.thread
+            && ew.instr == er.instr
+            && ew.po_index > er.po_index
+            && matches!(ew.kind, EventKind::Write { value: after, rmw: true, .. }
+                if mbarrier::phase(after) != mbarrier::phase(before))
+    })
 }
 
 /// An undefined-behaviour finding: a sort key (so that every explorer reports
@@ -89,12 +131,14 @@ impl SizeInfo {
             let ea = exec.event(a);
             let Some(la) = ea.loc() else { continue };
             let Some(th) = ea.thread else { continue };
-            if let Some((_, m)) = self
-                .misaligned
+            if let Some((_, h)) = self
+                .hazards
                 .iter()
                 .find(|(at, _)| *at == (th.index(), ea.instr))
             {
-                keep((key(ea.span, ea.span), m.clone()));
+                if h.when == When::Runs || completes_phase(exec, a) {
+                    keep((key(ea.span, ea.span), h.message.clone()));
+                }
             }
             if self.multimem.get(la.addr.index()).copied().unwrap_or(false) {
                 let name = self.names.get(la.phys.index()).map_or("?", String::as_str);

@@ -4,7 +4,7 @@
 
 mod copies;
 
-use super::check::{Dir, Origin, SizeInfo};
+use super::check::{Dir, Hazard, Origin, SizeInfo};
 use super::report_map::{ReportMap, TermValue};
 use super::{
     base_offset, first_span, granules_at, mask, name_of, phys_name, scalars, slice, Prepared,
@@ -41,11 +41,11 @@ pub(super) struct Lowering<'t> {
     multimem_phys: Vec<bool>,
     /// The next scalar operation id.
     next_op: u32,
-    /// The statements (thread, index) of `test` whose mbarrier operand is
-    /// not 8-byte aligned, with their messages.
-    misaligned_in: Vec<(usize, usize, String)>,
-    /// Those of the rewritten code ([`SizeInfo::misaligned`]).
-    misaligned: Vec<((usize, u32), String)>,
+    /// The statements (thread, index) of `test` whose execution can make
+    /// the behaviour undefined.
+    hazards_in: Vec<(usize, usize, Hazard)>,
+    /// Those of the rewritten code ([`SizeInfo::hazards`]).
+    hazards: Vec<((usize, u32), Hazard)>,
 }
 
 impl<'t> Lowering<'t> {
@@ -149,15 +149,15 @@ impl<'t> Lowering<'t> {
             origin: Vec::new(),
             multimem_phys: multimem_phys.to_vec(),
             next_op: 0,
-            misaligned_in: Vec::new(),
-            misaligned: Vec::new(),
+            hazards_in: Vec::new(),
+            hazards: Vec::new(),
         })
     }
 
-    /// The statements (thread, index, message) whose mbarrier operand is
-    /// not 8-byte aligned: executing one makes the behaviour undefined.
-    pub(super) fn with_misaligned(mut self, m: Vec<(usize, usize, String)>) -> Self {
-        self.misaligned_in = m;
+    /// The statements (thread, index, hazard) whose execution can make the
+    /// behaviour undefined (a misaligned mbarrier operand, `.noComplete`).
+    pub(super) fn with_hazards(mut self, h: Vec<(usize, usize, Hazard)>) -> Self {
+        self.hazards_in = h;
         self
     }
 
@@ -222,7 +222,7 @@ impl<'t> Lowering<'t> {
             names,
             home,
             bytes,
-            misaligned: std::mem::take(&mut self.misaligned),
+            hazards: std::mem::take(&mut self.hazards),
         };
         Ok(Prepared {
             test: Some(self.out),
@@ -286,13 +286,13 @@ impl<'t> Lowering<'t> {
         // The memory instructions still to come of an `unordered N` group of
         // the original code (its count is of instructions, not of parts).
         let mut in_group = 0u32;
-        // A misaligned mbarrier instruction: the message and its first
-        // rewritten statement.
-        let mut flagged: Option<(usize, String)> = None;
+        // An instruction with a hazard: its first rewritten statement and
+        // the hazard.
+        let mut flagged: Option<(usize, Hazard)> = None;
         for (k, s) in test.threads[t].code.iter().enumerate() {
             self.flag(t, &mut flagged, code.len());
             if let Some((.., m)) = self
-                .misaligned_in
+                .hazards_in
                 .iter()
                 .find(|(ft, fk, _)| (*ft, *fk) == (t, k))
             {
@@ -649,12 +649,12 @@ impl<'t> Lowering<'t> {
         Ok(code)
     }
 
-    /// Records the rewritten statements `from..to` of thread `t` of a
-    /// misaligned mbarrier instruction (`flagged`), and clears it.
-    fn flag(&mut self, t: usize, flagged: &mut Option<(usize, String)>, to: usize) {
+    /// Records the rewritten statements `from..to` of thread `t` of an
+    /// instruction with a hazard (`flagged`), and clears it.
+    fn flag(&mut self, t: usize, flagged: &mut Option<(usize, Hazard)>, to: usize) {
         if let Some((from, m)) = flagged.take() {
             for i in from..to {
-                self.misaligned.push(((t, i as u32), m.clone()));
+                self.hazards.push(((t, i as u32), m.clone()));
             }
         }
     }

@@ -241,8 +241,8 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
         }
     }
     // The copies' ranges and the mbarrier objects (`async_access.rs`), and
-    // the mbarrier operands that are not 8-byte aligned.
-    let mut misaligned = Vec::new();
+    // the mbarrier instructions that may make the behaviour undefined.
+    let mut hazards = Vec::new();
     for (t, th) in test.threads.iter().enumerate() {
         for (k, s) in th.code.iter().enumerate() {
             for x in async_accesses(test, &s.instr) {
@@ -264,8 +264,8 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
                     ranges[p].push((x.start, x.end));
                 }
             }
-            if let Some(m) = async_access::misaligned(test, &s.instr, s.span) {
-                misaligned.push((t, k, m));
+            if let Some(h) = async_access::hazard(test, &s.instr, s.span) {
+                hazards.push((t, k, h));
             }
         }
     }
@@ -276,7 +276,12 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
     propagate(test, &mut cuts, &mut split, &untyped)?;
     let any_multimem = multimem_phys.iter().any(|&m| m);
     if !split.iter().any(|&s| s) {
-        let info = any_multimem.then(|| {
+        // Nothing rewritten: the hazards' statements keep their indices.
+        let hazards: Vec<_> = hazards
+            .into_iter()
+            .map(|(t, k, h)| ((t, k as u32), h))
+            .collect();
+        let info = (any_multimem || !hazards.is_empty()).then(|| {
             Arc::new(SizeInfo {
                 origin: Vec::new(),
                 multimem: test
@@ -289,7 +294,7 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
                     .collect(),
                 home: Vec::new(),
                 bytes: Vec::new(),
-                misaligned: Vec::new(),
+                hazards,
             })
         });
         return Ok(Prepared {
@@ -299,7 +304,7 @@ pub(crate) fn prepare(test: &Test) -> Result<Prepared, String> {
         });
     }
     Lowering::new(test, &ranges, &cuts, &split, &multimem_phys)?
-        .with_misaligned(misaligned)
+        .with_hazards(hazards)
         .run()
 }
 

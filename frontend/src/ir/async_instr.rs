@@ -110,6 +110,11 @@ pub enum AsyncInstr {
         count: i64,
         /// Transaction bytes (`expect_tx`, `complete_tx`), 0 otherwise.
         tx: i64,
+        /// `.noComplete` (`arrive` and `arrive_drop` only): the arrive-on
+        /// must not complete the current phase, or the behaviour is
+        /// undefined (instruction description); an execution in which it
+        /// does is reported `undefined` (`docs/model-notes.md`, "Hopper forms").
+        no_complete: bool,
     },
     /// `mbarrier.test_wait` / `mbarrier.try_wait` `{.parity}{.sem.scope}.shared{::cta}.b64 p, [mbar], x`.
     MbarrierWait {

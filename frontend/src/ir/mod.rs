@@ -164,7 +164,7 @@ pub enum StateSpace {
 pub struct Access {
     /// Bytes of one element: 1, 2, 4, 8 or 16; 0 when the instruction names no type (the dialect).
     pub bytes: u8,
-    /// 1 for scalars, 2 or 4 for `.v2` / `.v4`.
+    /// 1 for scalars, 2, 4 or 8 for `.v2` / `.v4` / `.v8`.
     pub vector: u8,
 }
 

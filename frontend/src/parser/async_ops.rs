@@ -184,6 +184,7 @@ impl<'s> Parser<'s> {
                 sem,
                 scope,
                 space,
+                no_complete,
             } => {
                 let has_state = matches!(
                     kind,
@@ -201,7 +202,10 @@ impl<'s> Parser<'s> {
                     (None, ops)
                 };
                 let (count, tx) = match (kind, rest) {
-                    (MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop, [_]) => (1, 0),
+                    // `.noComplete` takes its count.
+                    (MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop, [_]) if !no_complete => {
+                        (1, 0)
+                    }
                     (MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop, [_, n]) => {
                         (imm(n, "count")?, 0)
                     }
@@ -214,7 +218,9 @@ impl<'s> Parser<'s> {
                     }
                     _ => {
                         return Err(c.count(
-                            if has_state {
+                            if no_complete {
+                                "3 operands"
+                            } else if has_state {
                                 "2 or 3 operands"
                             } else {
                                 "2 operands"
@@ -234,6 +240,7 @@ impl<'s> Parser<'s> {
                     mbar,
                     count,
                     tx,
+                    no_complete,
                 }
             }
             AsyncShape::MbarrierWait {
@@ -414,5 +421,71 @@ mod tests {
         let e = crate::parse(src).expect_err("malformed");
         assert_eq!((e.span.line, e.span.col), (3, 37), "{e}");
         assert!(e.to_string().contains("offset"), "{e}");
+    }
+
+    /// `mbarrier.arrive{,_drop}.noComplete{.sem}{.cta}{.shared{::cta}}.b64
+    /// state, [addr], count` (instruction descriptions): the update of
+    /// `arrive`/`arrive_drop` with its flag, printed back with its count; no
+    /// `.expect_tx`, `.cluster`, `.shared::cluster` or missing count.
+    #[test]
+    fn no_complete_forms_parse_and_the_others_are_errors() {
+        let t = parse(concat!(
+            " mbarrier.arrive_drop.noComplete.shared::cta.b64 %rd0, [bar], 1 ;\n",
+            " mbarrier.arrive.noComplete.relaxed.cta.shared.b64 _, [bar], 2 ;\n",
+            " mbarrier.arrive_drop.noComplete.release.cta.b64 _, [bar], 1 ;\n",
+        ));
+        assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
+        let got: Vec<_> = instrs(&t)
+            .iter()
+            .map(|a| match a {
+                AsyncInstr::MbarrierUpdate {
+                    kind,
+                    count,
+                    no_complete,
+                    sem,
+                    ..
+                } => (*kind, *count, *no_complete, *sem),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        use crate::ir::{MbarrierUpdate as U, Sem};
+        assert_eq!(
+            got,
+            [
+                (U::ArriveDrop, 1, true, Sem::Release),
+                (U::Arrive, 2, true, Sem::Relaxed),
+                (U::ArriveDrop, 1, true, Sem::Release)
+            ]
+        );
+        let err = |code: &str| {
+            let src =
+                format!("PTX p {{ bar=0; }}\n P0@cta 0,gpu 0 ;\n {code} ;\nexists (bar == 0)");
+            crate::parse(&src).expect_err(code).to_string()
+        };
+        for (code, says) in [
+            (
+                "mbarrier.arrive_drop.noComplete.shared::cta.b64 _, [bar]",
+                "3 operands",
+            ),
+            (
+                "mbarrier.arrive_drop.expect_tx.noComplete.shared::cta.b64 _, [bar], 4",
+                "expect_tx",
+            ),
+            (
+                "mbarrier.arrive.noComplete.release.cluster.shared::cta.b64 _, [bar], 1",
+                ".cta",
+            ),
+            (
+                "mbarrier.arrive_drop.noComplete.shared::cluster.b64 _, [bar], 1",
+                ".cta",
+            ),
+            (
+                "mbarrier.arrive_drop.noComplete.acquire.cta.shared.b64 _, [bar], 1",
+                "acquire",
+            ),
+        ] {
+            let e = err(code);
+            assert!(e.contains(says), "{code}: {e}");
+        }
     }
 }

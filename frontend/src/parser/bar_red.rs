@@ -29,7 +29,7 @@ use super::operand::{OpKind, Operand as Op};
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::ir::{
-    Access, BarrierKind, BinOp, CmpOp, Instr, Operand, Proxy, RegId, Sem, Span, StateSpace,
+    Access, BarrierKind, BinOp, CmpOp, Instr, Operand, Proxy, RegId, Sem, Span, StateSpace, Stmt,
 };
 
 /// The reduction of a `bar.red`.
@@ -42,6 +42,57 @@ enum Reduction {
 
 /// The highest barrier resource id (PTX has 16 per CTA).
 const MAX_ID: i64 = 15;
+
+/// The barrier id of a `bar.red`: a constant (written so, or a register
+/// [`constant_before`] knows), or a register whose value only the run tells.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum BarId {
+    Const(i64),
+    Reg(RegId),
+}
+
+impl BarId {
+    /// The ids it may hold.
+    fn values(self) -> Vec<i64> {
+        match self {
+            BarId::Const(k) => vec![k],
+            BarId::Reg(_) => (0..=MAX_ID).collect(),
+        }
+    }
+}
+
+/// The value register `r` holds at the end of `code` on every path, when the
+/// straight-line code since the last label sets it from a constant (`mov`
+/// of an integer or of a special register, which the parser has replaced by
+/// its value); `None` when a label (another path may join), an instruction
+/// that writes `r` otherwise, or one whose register effects this scan does
+/// not follow comes first.
+fn constant_before(code: &[Stmt], r: RegId) -> Option<i64> {
+    for s in code.iter().rev() {
+        match &s.instr {
+            Instr::Mov { dst, src } if *dst == r => {
+                return match src {
+                    Operand::Imm(v) => Some(*v),
+                    Operand::Reg(_) => None,
+                }
+            }
+            Instr::Op { dst, .. } if *dst == r => return None,
+            Instr::Load { dst, .. } if dst.contains(&r) => return None,
+            Instr::Rmw { dst, .. } if *dst == Some(r) => return None,
+            Instr::Mov { .. }
+            | Instr::Op { .. }
+            | Instr::Load { .. }
+            | Instr::Rmw { .. }
+            | Instr::Store { .. }
+            | Instr::Fence { .. }
+            | Instr::Barrier { .. }
+            | Instr::Branch { .. }
+            | Instr::Goto(_) => {}
+            _ => return None,
+        }
+    }
+    None
+}
 
 /// The hidden location holding thread `u`'s contribution to barrier `id`.
 pub(crate) fn contribution_name(u: usize, id: i64) -> String {
@@ -98,7 +149,6 @@ impl<'s> Parser<'s> {
         t: usize,
         text: &str,
         span: Span,
-        start: usize,
     ) -> PResult<bool> {
         let Some(red) = reduction(text) else {
             return Ok(false);
@@ -141,25 +191,32 @@ impl<'s> Parser<'s> {
             OpKind::Not(p) => (p, true),
             _ => return Err(bad_op("predicate", "a predicate `p` or `!p`", c)),
         };
+        let out_of_range = |v: i64| {
+            ParseError::new(
+                ParseErrorKind::OutOfRange {
+                    what: "barrier id",
+                    value: v.to_string(),
+                    range: "0 to 15",
+                },
+                a.span,
+            )
+        };
+        // The hidden locations are named after the barrier: a register id
+        // known at parse time is that constant; any other takes one copy of
+        // the stores and loads per possible id (`docs/model-notes.md`,
+        // "bar.red with a register barrier id").
         let id = match a.kind {
-            OpKind::Int(v) if (0..=MAX_ID).contains(&v) => v,
-            OpKind::Int(v) => {
-                return Err(ParseError::new(
-                    ParseErrorKind::OutOfRange {
-                        what: "barrier id",
-                        value: v.to_string(),
-                        range: "0 to 15",
-                    },
-                    a.span,
-                ))
+            OpKind::Int(v) if (0..=MAX_ID).contains(&v) => BarId::Const(v),
+            OpKind::Int(v) => return Err(out_of_range(v)),
+            OpKind::Name(n) => {
+                let r = self.b.reg(t, n);
+                match constant_before(&self.b.threads[t].code, r) {
+                    Some(v) if (0..=MAX_ID).contains(&v) => BarId::Const(v),
+                    Some(v) => return Err(out_of_range(v)),
+                    None => BarId::Reg(r),
+                }
             }
-            OpKind::Name(_) => {
-                // The hidden locations are named after the barrier: a
-                // register-held id would need one per possible value.
-                self.unsupported(t, start, "bar.red with a register barrier id".into(), span);
-                return Ok(true);
-            }
-            _ => return Err(bad_op("barrier id", "an integer constant", a)),
+            _ => return Err(bad_op("barrier id", "a register or an integer constant", a)),
         };
         let count = match b.map(|b| (b, &b.kind)) {
             None => None,
@@ -177,7 +234,7 @@ impl<'s> Parser<'s> {
             Some((_, OpKind::Name(n))) => Some(Operand::Reg(self.b.reg(t, n))),
             Some((b, _)) => return Err(bad_op("thread count", "a register or an integer", b)),
         };
-        self.emit_bar_red(t, span, red, d, pred, negated, id, count);
+        self.emit_bar_red(t, span, red, d, pred, negated, id, count)?;
         Ok(true)
     }
 
@@ -192,9 +249,9 @@ impl<'s> Parser<'s> {
         d: &str,
         pred: &str,
         negated: bool,
-        id: i64,
+        id: BarId,
         count: Option<Operand>,
-    ) {
+    ) -> PResult<()> {
         let n = self.b.threads[t].code.len();
         let setp = |cmp| BinOp::Setp {
             cmp,
@@ -218,26 +275,33 @@ impl<'s> Parser<'s> {
             Operand::Reg(mine),
             Operand::Imm(1),
         );
-        let own = self.b.addr(&contribution_name(t, id));
-        self.push(
-            t,
-            Instr::Store {
-                sem: Sem::Weak,
-                scope: None,
-                proxy: Proxy::Generic,
-                space: StateSpace::Shared,
-                access,
-                addr: own,
-                src: vec![Operand::Reg(mine)],
-            },
-            span,
-        );
+        for k in id.values() {
+            let skip = self.open_case(t, id, k, span);
+            let own = self.b.addr(&contribution_name(t, k));
+            self.push(
+                t,
+                Instr::Store {
+                    sem: Sem::Weak,
+                    scope: None,
+                    proxy: Proxy::Generic,
+                    space: StateSpace::Shared,
+                    access,
+                    addr: own,
+                    src: vec![Operand::Reg(mine)],
+                },
+                span,
+            );
+            self.close_case(t, skip, span)?;
+        }
         self.push(
             t,
             Instr::Barrier {
                 kind: BarrierKind::Red,
                 instance: 0,
-                id: Operand::Imm(id),
+                id: match id {
+                    BarId::Const(k) => Operand::Imm(k),
+                    BarId::Reg(r) => Operand::Reg(r),
+                },
                 count,
             },
             span,
@@ -251,24 +315,29 @@ impl<'s> Parser<'s> {
                 q.gpu == me.gpu && q.cta == me.cta
             })
             .collect();
-        let mut parts: Vec<RegId> = Vec::new();
-        for &u in &peers {
-            let r = self.b.reg(t, &format!("%__br{n}_{u}"));
-            let addr = self.b.addr(&contribution_name(u, id));
-            self.push(
-                t,
-                Instr::Load {
-                    sem: Sem::Weak,
-                    scope: None,
-                    proxy: Proxy::Generic,
-                    space: StateSpace::Shared,
-                    access,
-                    dst: vec![r],
-                    addr,
-                },
-                span,
-            );
-            parts.push(r);
+        let parts: Vec<RegId> = peers
+            .iter()
+            .map(|&u| self.b.reg(t, &format!("%__br{n}_{u}")))
+            .collect();
+        for k in id.values() {
+            let skip = self.open_case(t, id, k, span);
+            for (&u, &r) in peers.iter().zip(&parts) {
+                let addr = self.b.addr(&contribution_name(u, k));
+                self.push(
+                    t,
+                    Instr::Load {
+                        sem: Sem::Weak,
+                        scope: None,
+                        proxy: Proxy::Generic,
+                        space: StateSpace::Shared,
+                        access,
+                        dst: vec![r],
+                        addr,
+                    },
+                    span,
+                );
+            }
+            self.close_case(t, skip, span)?;
         }
         // popc / or: a contribution's predicate is `v >> 1`; and: count the
         // false contributions (`v == 1`).
@@ -297,6 +366,35 @@ impl<'s> Parser<'s> {
         if let Some(cmp) = last {
             self.op(t, span, setp(cmp), dst, Operand::Reg(dst), Operand::Imm(0));
         }
+        Ok(())
+    }
+
+    /// Opens the case of id `k` of a register id: a branch past the case
+    /// when the register holds another id; `None` (no case) for a constant.
+    fn open_case(&mut self, t: usize, id: BarId, k: i64, span: Span) -> Option<String> {
+        let BarId::Reg(r) = id else { return None };
+        let label = self.b.fresh(t, "$br");
+        let target = self.b.label_use(t, &label, span);
+        self.push(
+            t,
+            Instr::Branch {
+                cmp: CmpOp::Ne,
+                a: Operand::Reg(r),
+                b: Operand::Imm(k),
+                target,
+            },
+            span,
+        );
+        Some(label)
+    }
+
+    /// Closes a case [`Self::open_case`] opened.
+    fn close_case(&mut self, t: usize, label: Option<String>, span: Span) -> PResult<()> {
+        if let Some(name) = label {
+            let l = self.b.label_def(t, &name, span)?;
+            self.push(t, Instr::Label(l), span);
+        }
+        Ok(())
     }
 
     fn op(&mut self, t: usize, span: Span, op: BinOp, dst: RegId, a: Operand, b: Operand) {
@@ -371,8 +469,48 @@ mod tests {
         ));
     }
 
+    /// A register id set from a constant on the straight-line path is that
+    /// constant; one loaded from memory takes one case per id 0 to 15 (a
+    /// branch past each), the barrier itself on the register.
     #[test]
-    fn malformed_forms_are_errors_and_register_ids_unsupported() {
+    fn register_ids_are_constants_or_dispatches() {
+        let src = |c: &str| format!("PTX r {{ b=1; }}\n P0@cta 0,gpu 0 ;\n {c} ;\nexists (0 == 0)");
+        let t = crate::parser::parse_round_trip(&src(
+            "mov.u32 %r2, 3 ;\n bar.red.popc.u32 %r1, %r2, %p1",
+        ));
+        assert!(t.unsupported.is_empty());
+        let code: Vec<&Instr> = t.threads[0].code.iter().map(|s| &s.instr).collect();
+        assert!(code.iter().any(|i| matches!(
+            i,
+            Instr::Barrier {
+                id: Operand::Imm(3),
+                ..
+            }
+        )));
+        assert!(!code.iter().any(|i| matches!(i, Instr::Branch { .. })));
+        let t = crate::parser::parse_round_trip(&src(
+            "ld.global.u32 %r2, [b] ;\n bar.red.popc.u32 %r1, %r2, %p1",
+        ));
+        assert!(t.unsupported.is_empty());
+        let code: Vec<&Instr> = t.threads[0].code.iter().map(|s| &s.instr).collect();
+        let count = |f: fn(&Instr) -> bool| code.iter().filter(|i| f(i)).count();
+        assert_eq!(count(|i| matches!(i, Instr::Branch { .. })), 32);
+        assert_eq!(count(|i| matches!(i, Instr::Store { .. })), 16);
+        assert_eq!(
+            count(|i| matches!(
+                i,
+                Instr::Barrier {
+                    id: Operand::Reg(_),
+                    ..
+                }
+            )),
+            1
+        );
+        assert!(parse(&src("mov.u32 %r2, 16 ;\n bar.red.popc.u32 %r1, %r2, %p1")).is_err());
+    }
+
+    #[test]
+    fn malformed_forms_are_errors() {
         let src = |c: &str| format!("PTX r {{ }}\n P0@cta 0,gpu 0 ;\n {c} ;\nexists (0 == 0)");
         for bad in [
             "bar.red.popc.u32 %r1, 0",
@@ -383,8 +521,5 @@ mod tests {
         ] {
             assert!(parse(&src(bad)).is_err(), "{bad}");
         }
-        let t = parse(&src("bar.red.popc.u32 %r1, %r2, %p1")).expect("parses");
-        assert_eq!(t.unsupported.len(), 1);
-        assert!(t.unsupported[0].construct.contains("register barrier id"));
     }
 }

@@ -86,7 +86,7 @@ impl<'s> Parser<'s> {
         if self.multimem_instruction(t, text, first.span)? {
             return Ok(());
         }
-        if self.bar_red_instruction(t, text, first.span, start)? {
+        if self.bar_red_instruction(t, text, first.span)? {
             return Ok(());
         }
         if self.packed_instruction(t, text, first.span, start)? {
@@ -533,7 +533,8 @@ impl Check<'_> {
             }
             (_, 1) => Ok(vec![self.reg(what, op)?]),
             (_, 2) => Err(self.bad(what, "a vector of 2 registers `{a, b}`", op)),
-            _ => Err(self.bad(what, "a vector of 4 registers `{a, b, c, d}`", op)),
+            (_, 4) => Err(self.bad(what, "a vector of 4 registers `{a, b, c, d}`", op)),
+            _ => Err(self.bad(what, "a vector of 8 registers `{a, b, ..., h}`", op)),
         }
     }
 
@@ -545,7 +546,8 @@ impl Check<'_> {
             }
             (_, 1) => Ok(vec![self.value(what, op)?]),
             (_, 2) => Err(self.bad(what, "a vector of 2 values `{a, b}`", op)),
-            _ => Err(self.bad(what, "a vector of 4 values `{a, b, c, d}`", op)),
+            (_, 4) => Err(self.bad(what, "a vector of 4 values `{a, b, c, d}`", op)),
+            _ => Err(self.bad(what, "a vector of 8 values `{a, b, ..., h}`", op)),
         }
     }
 

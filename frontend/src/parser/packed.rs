@@ -60,7 +60,7 @@ impl<'s> Parser<'s> {
             Sem::Mmio => Some(format!(
                 "packed {base} with {sem} semantics (8.4.1: performed as written; 8.2.5: two halves)"
             )),
-            _ if access.vector > 2 => Some(format!("{base}.v4 of a packed type")),
+            _ if access.vector > 2 => Some(format!("{base}.v{} of a packed type", access.vector)),
             _ => None,
         };
         if let Some(construct) = refuse {

@@ -326,7 +326,7 @@ fn condition_finds_percent_registers() {
 
 #[test]
 fn unsupported_constructs_are_listed() {
-    let t = one("vote.sync.all.pred %p2, 1, %p1\n@%p1 st.weak x, 1\nst.weak [x-4], 1\nmbarrier.arrive_drop.noComplete.shared.b64 _, [bar], 8");
+    let t = one("vote.sync.all.pred %p2, 1, %p1\n@%p1 st.weak x, 1\nst.weak [x-4], 1\ncp.async.bulk.tensor.1d.shared::cluster.global [x], [x]");
     let names: Vec<(&str, u32)> = t
         .unsupported
         .iter()
@@ -337,7 +337,7 @@ fn unsupported_constructs_are_listed() {
         [
             ("vote", 4),
             ("address offset", 6),
-            ("mbarrier.arrive_drop", 7)
+            ("cp.async.bulk.tensor", 7)
         ]
     );
     assert_eq!(
@@ -722,7 +722,7 @@ fn predicated_branches_and_unsupported_async_forms() {
     let i = instrs("L:\n@%p bra L\n@!%p bra.uni L");
     assert!(matches!(i[1], Instr::Branch { cmp: CmpOp::Ne, .. }));
     assert!(matches!(i[2], Instr::Branch { cmp: CmpOp::Eq, .. }));
-    let t = one("@%p st.global.u32 [x], 1\ncp.async.bulk.tensor.2d.shared::cluster.global [x], [x]\nld.global.nc.u32 %r0, [x]\nmbarrier.arrive_drop.noComplete.shared::cta.b64 _, [x], 8");
+    let t = one("@%p st.global.u32 [x], 1\ncp.async.bulk.tensor.2d.shared::cluster.global [x], [x]\nld.global.nc.u32 %r0, [x]\ncp.async.bulk.prefetch.tensor.1d.L2.global [x]");
     let names: Vec<&str> = t.unsupported.iter().map(|u| u.construct.as_str()).collect();
     assert_eq!(names.len(), 2, "{names:?}");
     assert_eq!(

@@ -110,6 +110,7 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
             mbar,
             count,
             tx,
+            no_complete,
         } => {
             let word = match kind {
                 MbarrierUpdate::Arrive => "arrive",
@@ -131,14 +132,17 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
             }
             ops.push(c.addr(*mbar));
             match kind {
-                MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop if *count != 1 => {
+                MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop
+                    if *count != 1 || *no_complete =>
+                {
                     ops.push(count.to_string())
                 }
                 MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop => {}
                 _ => ops.push(tx.to_string()),
             }
             format!(
-                "mbarrier.{word}{}{}.b64 {}",
+                "mbarrier.{word}{}{}{}.b64 {}",
+                if *no_complete { ".noComplete" } else { "" },
                 sem_scope(*sem, Some(*scope)),
                 space(*sp),
                 ops.join(", ")

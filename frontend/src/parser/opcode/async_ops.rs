@@ -32,12 +32,14 @@ pub(crate) enum AsyncShape {
     CpAsyncArrive { noinc: bool },
     /// `mbarrier.init`.
     MbarrierInit,
-    /// `mbarrier.arrive{.expect_tx}`, `mbarrier.expect_tx`, `mbarrier.complete_tx`.
+    /// `mbarrier.arrive{.expect_tx}`, `mbarrier.arrive_drop{.expect_tx}`,
+    /// either with `.noComplete`, `mbarrier.expect_tx`, `mbarrier.complete_tx`.
     MbarrierUpdate {
         kind: MbarrierUpdate,
         sem: Sem,
         scope: Scope,
         space: StateSpace,
+        no_complete: bool,
     },
     /// `mbarrier.test_wait` / `mbarrier.try_wait`.
     MbarrierWait {
@@ -226,9 +228,16 @@ pub(super) fn mbarrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         ("test_wait" | "try_wait", ["parity", rest @ ..]) => (rest, true),
         _ => (more, false),
     };
-    if op == "arrive_drop" && more.contains(&"noComplete") {
-        return unsupported(m);
-    }
+    // `mbarrier.arrive{,_drop}.noComplete{.sem}{.cta}{.shared{::cta}}.b64
+    // state, [addr], count`: no `.expect_tx`, no `.cluster`, no
+    // `.shared::cluster` (instruction descriptions).
+    let (more, no_complete) = match (op, more) {
+        ("arrive" | "arrive_drop", ["noComplete", rest @ ..]) if !expect_tx => (rest, true),
+        ("arrive" | "arrive_drop", ["noComplete", ..]) => {
+            return Err(m.bad("`.noComplete` does not combine with `.expect_tx`"))
+        }
+        _ => (more, false),
+    };
     let mut sem = None;
     let mut scope = None;
     let mut space = None;
@@ -251,6 +260,9 @@ pub(super) fn mbarrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         None => Scope::Cta,
     };
     let space = space.map_or(StateSpace::Shared, |(_, s)| s);
+    if no_complete && (scope != Scope::Cta || space != StateSpace::Shared) {
+        return Err(m.bad("`.noComplete` takes scope `.cta` and state space `.shared::cta` only"));
+    }
     let sem_of = |default: Sem, allowed: &str| -> Result<Sem, ParseErrorKind> {
         match sem {
             None => Ok(default),
@@ -265,6 +277,7 @@ pub(super) fn mbarrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
             sem: sem_of(default, "release")?,
             scope,
             space,
+            no_complete,
         }))
     };
     match op {

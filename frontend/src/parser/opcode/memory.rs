@@ -73,7 +73,8 @@ pub(super) fn memory(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                 "nc" => set(m, &mut mm.proxy, w, Proxy::Readonly)?,
                 "v2" => set(m, &mut mm.vector, w, 2)?,
                 "v4" => set(m, &mut mm.vector, w, 4)?,
-                "v8" | "local" | "param" | "async" | "L2::cache_hint" => {
+                "v8" => set(m, &mut mm.vector, w, 8)?,
+                "local" | "param" | "async" | "L2::cache_hint" => {
                     unsupported.get_or_insert_with(|| format!("{}.{w}", m.base));
                 }
                 w if w.starts_with("param::") || w.starts_with("level::") => {
@@ -88,6 +89,7 @@ pub(super) fn memory(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
     if let Some(c) = unsupported {
         return Ok(Shape::Unsupported(c));
     }
+    wide_vector(m, &mm)?;
     let space = mm.space.map_or(StateSpace::Global, |(_, s)| s);
     let access = Access {
         bytes: mm.bytes.map_or(0, |(_, b)| b),
@@ -97,6 +99,28 @@ pub(super) fn memory(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         "ld" | "tld" | "suld" | "cold" => load(m, &mm, space, access),
         "st" | "sust" => store(m, &mm, space, access),
         _ => rmw(m, &mm, space, access),
+    }
+}
+
+/// The 256-bit vectors of `ld`/`st` (instruction descriptions, sm_100):
+/// `.v8` takes a 32-bit element type and, like `.v4` of a 64-bit type,
+/// the `.global` state space (or none: generic addressing, which ptxmc
+/// reads as global). Elements are scalar accesses as for `.v2`/`.v4`
+/// (8.2.4).
+fn wide_vector(m: &Mnemonic<'_>, mm: &MemMods<'_>) -> Result<(), ParseErrorKind> {
+    // `atom`/`red` vectors (of 16-bit floating-point types) stay
+    // `unsupported` in `rmw`.
+    let (Some(("v8", _)), "ld" | "st") = (mm.vector, m.base) else {
+        return Ok(());
+    };
+    if mm.bytes.map(|(_, b)| b) != Some(4) {
+        return Err(m.bad("`.v8` takes a 32-bit element type (`.b32`, `.u32`, `.s32`, `.f32`)"));
+    }
+    match mm.space {
+        None | Some((_, StateSpace::Global)) => Ok(()),
+        Some((w, _)) => Err(m.bad(format!(
+            "`.v8` accesses the `.global` state space only, found `.{w}`"
+        ))),
     }
 }
 
@@ -177,7 +201,7 @@ fn mmio_form(
         return Err(m.bad("`.mmio` accesses the `.global` state space only"));
     }
     if access.vector != 1 {
-        return Err(m.bad("`.mmio` takes no vector type (`.v2`, `.v4`)"));
+        return Err(m.bad("`.mmio` takes no vector type (`.v2`, `.v4`, `.v8`)"));
     }
     Ok(())
 }

@@ -163,6 +163,31 @@ fn errors_name_the_problem() {
     );
 }
 
+/// `.v8` (256-bit `ld`/`st`, instruction descriptions): a vector of eight
+/// 32-bit elements on global memory; other element types and state spaces
+/// are errors.
+#[test]
+fn v8_vectors() {
+    let Ok(Shape::Load { access, space, .. }) = classify("ld.global.v8.f32") else {
+        panic!("{:?}", classify("ld.global.v8.f32"))
+    };
+    assert_eq!(
+        (access.bytes, access.vector, space),
+        (4, 8, StateSpace::Global)
+    );
+    assert!(matches!(
+        classify("st.release.gpu.v8.b32"),
+        Ok(Shape::Store {
+            access: Access { vector: 8, .. },
+            ..
+        })
+    ));
+    assert!(classify("ld.global.v8.u64").is_err());
+    assert!(classify("ld.global.v8.u16").is_err());
+    assert!(classify("ld.shared.v8.u32").is_err());
+    assert!(classify("st.v8").is_err(), "no element type");
+}
+
 #[test]
 fn unsupported_constructs() {
     let u = |t: &str| match classify(t) {
@@ -172,8 +197,8 @@ fn unsupported_constructs() {
     assert_eq!(u("bar.red.popc.u32"), "bar.red");
     assert_eq!(u("barrier.red.and.pred"), "bar.red");
     assert_eq!(
-        u("mbarrier.arrive_drop.noComplete.shared.b64"),
-        "mbarrier.arrive_drop"
+        u("cp.async.bulk.prefetch.tensor.1d.L2.global"),
+        "cp.async.bulk.prefetch"
     );
     assert_eq!(
         u("cp.async.bulk.tensor.2d.shared::cluster.global"),
