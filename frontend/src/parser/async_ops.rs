@@ -609,6 +609,22 @@ mod tests {
         assert_eq!(got, [(n("s", 8), n("bar", 16)), (n("s", 12), n("bar", 16))]);
     }
 
+    /// The address operands of instructions without events (the tensormap
+    /// proxy fence, the L2 prefetch) take registers too, resolved to nothing.
+    #[test]
+    fn eventless_address_operands_take_registers() {
+        let t = parse(concat!(
+            " mov.u64 %rd1, g ;\n",
+            " fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128 ;\n",
+            " cp.async.bulk.prefetch.L2.global [%rd1+16], 16 ;\n",
+        ));
+        assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
+        assert!(!t.threads[0]
+            .code
+            .iter()
+            .any(|s| matches!(s.instr, Instr::AddrReg { .. })));
+    }
+
     /// An unsupported offset on a later operand leaves no `AddrReg` of the
     /// earlier ones behind.
     #[test]

@@ -37,7 +37,7 @@ pub(super) struct ThreadState {
 }
 
 /// A memory instruction whose address is held in a register (`[%rd1+8]`),
-/// resolved once the thread's code is known (`parser/addresses.rs`).
+/// resolved once the thread's code is known (`parser/addresses`).
 #[derive(Debug)]
 pub(super) struct PendingAddr {
     /// Thread index.

@@ -285,7 +285,8 @@ impl<'s> Parser<'s> {
                 match ops {
                     [] => {}
                     [a, n] if operands_ok => {
-                        c.addr(a)?;
+                        // No event: a register-held address needs no location.
+                        c.mem_addr(a)?;
                         c.value("size", n)?;
                     }
                     _ => {
