@@ -9,7 +9,9 @@
 //! 30 in debug), `PTXMC_ASYNC_DIFF_SEED` the first seed. A second run draws
 //! its addresses at byte offsets too (`[a+4]`, `[s+4]`, mbarriers at `[bar]`
 //! and `[bar+8]`, 8.2), which the sizes lowering cuts into granules, copies
-//! and mbarriers included (half as many programs).
+//! and mbarriers included (half as many programs); a third holds about half
+//! of those addresses in registers (`[%rd]`, `[%rd+-8]`, some with an
+//! address dependency, 8.10.4; half as many programs).
 
 use ptxmc_checker::{check, Options, Report, Status, Strategy};
 use std::time::Duration;
@@ -191,9 +193,63 @@ fn instruction(rng: &mut Rng, regs: &mut usize, offsets: bool) -> Vec<String> {
     vec![one]
 }
 
+/// `lines` with about half of their bracketed locations (`[x]`, `[x+N]`)
+/// held in registers, as compiled code addresses them: a `mov.u64 %rdK, x`
+/// before the line, sometimes moved past `x` (`add.s64`) so that the operand
+/// reaches back with a negative offset (`[%rdK+-8]`, 8.2), and sometimes
+/// plus 0 computed from the thread's `%r0` (`xor`), an address dependency
+/// on whatever wrote it (8.10.4). `rds` counts the thread's `%rd` registers.
+fn through_registers(rng: &mut Rng, lines: Vec<String>, rds: &mut usize) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let mut pre = Vec::new();
+        let mut text = String::new();
+        let mut rest = line.as_str();
+        while let Some(open) = rest.find('[') {
+            let Some(close) = rest[open..].find(']').map(|c| open + c) else {
+                break;
+            };
+            text += &rest[..open];
+            let inner = &rest[open + 1..close];
+            rest = &rest[close + 1..];
+            let (name, off) = match inner.split_once('+') {
+                Some((n, o)) => (n, o.parse::<i64>().unwrap_or(0)),
+                None => (inner, 0),
+            };
+            if name.starts_with('%') || rng.below(2) == 0 {
+                text += &format!("[{inner}]");
+                continue;
+            }
+            let rd = format!("%rd{}", *rds);
+            *rds += 1;
+            pre.push(format!("mov.u64 {rd}, {name}"));
+            let past = [0i64, 8, 16][rng.below(3)];
+            if past > 0 {
+                pre.push(format!("add.s64 {rd}, {rd}, {past}"));
+            }
+            if rng.below(3) == 0 {
+                let (z, zw) = (format!("%rd{}", *rds), format!("%rd{}", *rds + 1));
+                *rds += 2;
+                pre.push(format!("xor.b32 {z}, %r0, %r0"));
+                pre.push(format!("cvt.u64.u32 {zw}, {z}"));
+                pre.push(format!("add.s64 {rd}, {rd}, {zw}"));
+            }
+            text += &match off - past {
+                0 => format!("[{rd}]"),
+                d => format!("[{rd}+{d}]"),
+            };
+        }
+        text += rest;
+        out.extend(pre);
+        out.push(text);
+    }
+    out
+}
+
 /// A random program: 1 to 3 threads of 1 to 4 instructions, with addresses
-/// at offsets when `offsets`.
-fn program_with(seed: u64, offsets: bool) -> String {
+/// at offsets when `offsets`, and about half of them in registers when
+/// `regs_addr` ([`through_registers`]).
+fn program_in(seed: u64, offsets: bool, regs_addr: bool) -> String {
     let mut rng = Rng(seed);
     let n_threads = 1 + rng.below(3);
     let mut cols: Vec<Vec<String>> = Vec::new();
@@ -201,6 +257,7 @@ fn program_with(seed: u64, offsets: bool) -> String {
     let mut looped = false;
     for t in 0..n_threads {
         let mut regs = 0usize;
+        let mut rds = 0usize;
         let mut code = Vec::new();
         for _ in 0..1 + rng.below(4) {
             let mut i = instruction(&mut rng, &mut regs, offsets);
@@ -209,6 +266,9 @@ fn program_with(seed: u64, offsets: bool) -> String {
                     continue;
                 }
                 looped = true;
+            }
+            if regs_addr {
+                i = through_registers(&mut rng, i, &mut rds);
             }
             code.append(&mut i);
         }
@@ -330,11 +390,25 @@ fn random_async_programs_with_offsets_agree() {
     agree_on(n.div_ceil(2), seed0, true);
 }
 
+/// Register-held addresses on every operand (copies, `st.async`, the
+/// mbarrier instructions, `ld`/`st`), some at negative offsets from their
+/// register and some with an address dependency: the two explorers agree,
+/// and no generated address is refused.
+#[test]
+fn random_async_programs_through_registers_agree() {
+    let (n, seed0) = cases_and_seed();
+    agree_in(n.div_ceil(2), seed0, true, true);
+}
+
 fn agree_on(n: u64, seed0: u64, offsets: bool) {
+    agree_in(n, seed0, offsets, false)
+}
+
+fn agree_in(n: u64, seed0: u64, offsets: bool, regs_addr: bool) {
     let (mut agree, mut limits, mut asyncs, mut undefined) = (0u64, 0u64, 0u64, 0u64);
     let mut failures = Vec::new();
     for i in 0..n {
-        let text = program_with(seed0 + i, offsets);
+        let text = program_in(seed0 + i, offsets, regs_addr);
         let test = match ptxmc_frontend::parse(&text) {
             Ok(t) => t,
             Err(e) => panic!("generated program does not parse: {e}\n{text}"),
@@ -385,9 +459,10 @@ fn agree_on(n: u64, seed0: u64, offsets: bool) {
         }
     }
     println!(
-        "async differential{}: {n} programs ({asyncs} with asynchronous operations or mbarriers): \
+        "async differential{}{}: {n} programs ({asyncs} with asynchronous operations or mbarriers): \
          {agree} agree ({undefined} of them undefined), {limits} skipped at the time limit, {} diverge",
         if offsets { " with offsets" } else { "" },
+        if regs_addr { " through registers" } else { "" },
         failures.len()
     );
     assert!(
@@ -402,8 +477,8 @@ fn agree_on(n: u64, seed0: u64, offsets: bool) {
 #[test]
 fn generated_programs_parse_in_real_ptx_spelling() {
     for seed in 0..200 {
-        for offsets in [false, true] {
-            let text = program_with(seed, offsets);
+        for (offsets, regs) in [(false, false), (true, false), (true, true)] {
+            let text = program_in(seed, offsets, regs);
             let test = ptxmc_frontend::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
             assert!(test.unsupported.is_empty(), "{text}");
         }

@@ -50,7 +50,8 @@ pub fn later_writes_depend(code: &ThreadCode, pc: usize) -> bool {
     for s in stmts.iter().skip(pc + 1) {
         let via_addr = std::mem::take(&mut addr_dep);
         match &s.instr {
-            Instr::AddrReg { reg, .. } => addr_dep = tainted.contains(reg),
+            // One per register-held operand, in a row before the instruction.
+            Instr::AddrReg { reg, .. } => addr_dep = via_addr || tainted.contains(reg),
             Instr::Label(_) | Instr::Unordered(_) | Instr::Fence { .. } | Instr::Barrier { .. } => {
             }
             Instr::Branch { a, b, .. } => {

@@ -176,9 +176,10 @@ pub struct Fields<V> {
     /// The value the source read of the current asynchronous copy returned
     /// (boxed: rare).
     copy_value: Option<Box<(V, Deps)>>,
-    /// The reads the address of the next memory instruction depends on (an
-    /// [`Instr::AddrReg`] before it); cleared when that instruction is done.
-    addr_deps: Deps,
+    /// The reads each address operand of the next memory instruction
+    /// depends on, by [`AddrOperand::index`](ptxmc_frontend::ir::AddrOperand::index) (the [`Instr::AddrReg`]s before
+    /// it); cleared when that instruction is done.
+    addr_deps: [Deps; 3],
     // invariant: when `mark != 0`, the state is equal to every other state
     // with the same `mark` (a copy made by [`Self::save_into`] and not
     // changed since); every change sets it to 0.
@@ -238,7 +239,7 @@ impl<V: Value> ThreadState<V> {
             committed: None,
             awaited: [0; 3],
             copy_value: None,
-            addr_deps: Deps::new(),
+            addr_deps: Default::default(),
             mark: 0,
             elements: None,
         }))
@@ -510,9 +511,9 @@ impl<V: Value> ThreadState<V> {
                     self.set_reg(*dst, v, d);
                     self.step_to(self.pc + 1);
                 }
-                Instr::AddrReg { reg, .. } => {
+                Instr::AddrReg { reg, operand, .. } => {
                     let (_, d) = self.operand(Operand::Reg(*reg));
-                    self.addr_deps = d;
+                    self.addr_deps[operand.index()] = d;
                     self.step_to(self.pc + 1);
                 }
                 Instr::Unsupported(_) => {
@@ -554,7 +555,7 @@ impl<V: Value> ThreadState<V> {
                     None => {
                         // An access with no elements: no event.
                         self.sub = 0;
-                        self.addr_deps.clear();
+                        self.addr_deps.iter_mut().for_each(Deps::clear);
                         self.step_to(self.pc + 1);
                     }
                 },
@@ -675,7 +676,7 @@ impl<V: Value> ThreadState<V> {
             proxy: Proxy::Generic,
             span: stmt.map(|s| s.span).unwrap_or_default(),
             instr: self.pc as u32,
-            addr_deps: copy_ids(&self.addr_deps),
+            addr_deps: copy_ids(&self.addr_deps[self.addr_operand(code).index()]),
             data_deps: SmallVec::new(),
             ctrl_deps: copy_ids(&self.ctrl),
             async_order: AsyncOrder {

@@ -127,3 +127,24 @@ fn ret_ends_the_thread_and_nanosleep_makes_no_event() {
     assert_eq!(evs.len(), 1);
     assert!(st.is_done());
 }
+
+/// Each event of an asynchronous instruction depends on the register of the
+/// address operand it accesses (8.10.4): a copy's source read on the source
+/// register, its destination write on the destination register, its
+/// complete-tx on the mbarrier register; an mbarrier instruction's on its
+/// operand's.
+#[test]
+fn async_events_depend_on_their_own_operands_register() {
+    let src = "PTX t\n{ x=0; y=0; z=0; g=0; s=0; bar=0; }\n P0@cta 0,gpu 0 ;\n ld.relaxed.gpu.u32 %r1, [x] ;\n ld.relaxed.gpu.u32 %r2, [y] ;\n ld.relaxed.gpu.u32 %r3, [z] ;\n xor.b32 %r4, %r1, %r1 ;\n xor.b32 %r5, %r2, %r2 ;\n xor.b32 %r6, %r3, %r3 ;\n mov.u64 %rd1, s ;\n add.s64 %rd1, %rd1, %r4 ;\n mov.u64 %rd2, g ;\n add.s64 %rd2, %rd2, %r5 ;\n mov.u64 %rd3, bar ;\n add.s64 %rd3, %rd3, %r6 ;\n cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd1], [%rd2], 4, [%rd3] ;\n mbarrier.arrive.shared::cta.b64 _, [%rd3] ;\nexists (x == 0)\n";
+    let t = ptxmc_frontend::parse(src).expect("parses");
+    let (evs, _) = run(&t, &[1, 2, 3, 0, 0, 0]);
+    let deps = |i: usize| evs[i].addr_deps.to_vec();
+    let (x, y, z) = (EventId::new(0), EventId::new(1), EventId::new(2));
+    // Source read, destination write, complete-tx read and write, arrive
+    // read and write.
+    assert_eq!(evs.len(), 9, "{evs:?}");
+    assert_eq!(deps(3), [y], "source read");
+    assert_eq!(deps(4), [x], "destination write");
+    assert_eq!((deps(5), deps(6)), (vec![z], vec![z]), "complete-tx");
+    assert_eq!((deps(7), deps(8)), (vec![z], vec![z]), "arrive");
+}

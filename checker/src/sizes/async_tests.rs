@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::report::{Report, Status};
+use ptxmc_frontend::ir::AddrOperand;
 
 /// The report of `src` under both explorers, which must agree
 /// ([`super::tests::both`]), for a test with nothing unsupported.
@@ -199,4 +200,48 @@ fn uniform_async_tests_are_not_rewritten() {
     .expect("parses");
     let p = prepare(&t).expect("supported");
     assert!(p.test.is_none() && p.info.is_none());
+}
+
+/// A copy through registers on a location cut into granules: every part
+/// keeps the address dependencies of the copy (8.10.4), through copies of
+/// the address registers (a part may not lose them, nor read a register a
+/// part overwrote).
+#[test]
+fn every_part_of_a_split_copy_keeps_its_address_registers() {
+    let src = one_thread(
+        "g=0; s=0;",
+        " ld.global.u16 %r0, [g+2] ;\n mov.u64 %rd1, s ;\n mov.u64 %rd2, g ;\n cp.async.ca.shared.global [%rd1], [%rd2], 4 ;\n cp.async.wait_all ;\n ld.shared.u32 %r1, [s] ;\n",
+        "forall (0:r1 == 0)",
+    );
+    let t = ptxmc_frontend::parse(&src).expect("parses");
+    let lowered = prepare(&t).expect("supported").test.expect("rewritten");
+    let code = &lowered.threads[0].code;
+    let parts: Vec<usize> = code
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.instr, Instr::Async(AsyncInstr::Copy { .. })))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(parts.len(), 2, "{code:?}");
+    let mut from = 0;
+    for &p in &parts {
+        let regs: Vec<_> = code[from..p]
+            .iter()
+            .filter_map(|s| match s.instr {
+                Instr::AddrReg { operand, reg, .. } => Some((operand, reg.index())),
+                _ => None,
+            })
+            .collect();
+        // Copies of the registers (`%rd1`, `%rd2` are 1 and 2), not the
+        // registers themselves.
+        assert_eq!(
+            regs,
+            [(AddrOperand::Target, 4), (AddrOperand::Source, 5)],
+            "{code:?}"
+        );
+        from = p;
+    }
+    let r = both(&src);
+    assert_eq!(r.status, Status::Ok);
+    assert!(r.condition_holds, "{:?}", r.states);
 }

@@ -2,6 +2,7 @@
 //! 8.2.4): new locations and addresses, accesses split into one access per
 //! granule with the register arithmetic that slices and reassembles values.
 
+mod addr_regs;
 mod copies;
 
 use super::check::{Dir, Hazard, Origin, SizeInfo};
@@ -289,6 +290,7 @@ impl<'t> Lowering<'t> {
         // An instruction with a hazard: its first rewritten statement and
         // the hazard.
         let mut flagged: Option<(usize, Hazard)> = None;
+        let mut again: Vec<Stmt> = Vec::new();
         for (k, s) in test.threads[t].code.iter().enumerate() {
             self.flag(t, &mut flagged, code.len());
             if let Some((.., m)) = self
@@ -299,9 +301,16 @@ impl<'t> Lowering<'t> {
                 flagged = Some((code.len(), m.clone()));
             }
             let span = s.span;
+            // The `AddrReg`s of an access that may be cut into parts, to
+            // repeat before each part after the first (`addr_regs.rs`).
+            if matches!(s.instr, Instr::AddrReg { .. }) {
+                again.extend(self.addr_reg(t, k, s, &mut code, &mut origin));
+                continue;
+            }
+            let again = std::mem::take(&mut again);
             // Copies and mbarrier operands (`copies.rs`); a `st.async` goes on
             // below with its mbarrier operand on its granule.
-            let Some(instr) = self.async_stmt(s, &mut code, &mut origin)? else {
+            let Some(instr) = self.async_stmt(s, &again, &mut code, &mut origin)? else {
                 continue;
             };
             let s = &Stmt { instr, span };
@@ -359,7 +368,13 @@ impl<'t> Lowering<'t> {
             }
             let gmap = self.gaddr.clone();
             let gaddr = |g: usize| gmap.get(&(base.index(), g)).copied().unwrap_or(base);
+            let mut first_part = true;
             let mut push = |code: &mut Vec<Stmt>, instr: Instr, o: Option<Origin>| {
+                // A memory part (with its origin) after the first.
+                if o.is_some() && !std::mem::replace(&mut first_part, false) {
+                    code.extend(again.iter().cloned());
+                    origin.extend(again.iter().map(|_| Vec::new()));
+                }
                 code.push(Stmt { instr, span });
                 origin.push(o.into_iter().collect());
             };

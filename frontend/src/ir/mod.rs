@@ -10,6 +10,7 @@
 
 use std::fmt;
 
+mod addr_operand;
 mod api;
 mod async_instr;
 mod host_api;
@@ -472,11 +473,15 @@ pub enum Instr {
     /// instruction; this statement (no event) carries the register so that
     /// the access's events get an address dependency on the reads its value
     /// came from (8.10.4).
+    /// An instruction with several address operands (a copy, `st.async`)
+    /// has one per register-held operand, each naming its operand.
     AddrReg {
         /// The register holding the address.
         reg: RegId,
         /// The byte offset written after it.
         offset: i64,
+        /// Which address operand of the instruction it is.
+        operand: AddrOperand,
     },
     /// A construct that parses but that the checker does not support; the test
     /// is reported as unsupported (see [`Test::unsupported`]).
@@ -583,6 +588,7 @@ pub fn address_of_value(v: i64) -> Option<(AddrId, u32)> {
     Some((AddrId((k - 1) as u32), off as u32))
 }
 
+pub use addr_operand::AddrOperand;
 pub use api::{Api, ApiCall, Graph, Kernel, Stream, StreamKind, Task, LEGACY_STREAM};
 
 /// A term of the final condition.

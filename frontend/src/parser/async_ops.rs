@@ -6,7 +6,7 @@ use super::instr::{Check, Lowered, Value};
 use super::opcode::AsyncShape;
 use super::operand::{OpKind, Operand};
 use super::{PResult, Parser};
-use crate::ir::{AsyncInstr, CmpOp, Instr, MbarrierUpdate, Operand as Val};
+use crate::ir::{AddrOperand, AsyncInstr, CmpOp, Instr, MbarrierUpdate, Operand as Val};
 use crate::lexer::Tok;
 
 impl<'s> Parser<'s> {
@@ -85,14 +85,22 @@ impl<'s> Parser<'s> {
         };
         // `[x+N]`: the bytes N.. of `x` (8.2); the checker's sizes lowering
         // cuts `x` where the copies and mbarriers at its offsets need it
-        // (`checker/src/sizes/async_parts.rs`). Negative offsets and offsets
-        // of 2^20 or more stay unsupported, as for `ld`/`st`.
-        macro_rules! addr {
+        // (`checker/src/sizes/async_access.rs`). `[%r+N]`: a register-held
+        // address, resolved as for `ld`/`st` (`parser/addresses`). Offsets
+        // of 2^20 or more stay unsupported, as for `ld`/`st`. Every address
+        // operand is checked before any is interned, so that an unsupported
+        // one leaves no `AddrReg` behind.
+        macro_rules! check {
             ($op:expr) => {
-                match c.addr($op)? {
-                    Some((a, off)) => self.b.addr_at(a, off),
+                match c.mem_addr($op)? {
+                    Some(a) => a,
                     None => return Ok(Lowered::Unsupported("address offset".into())),
                 }
+            };
+        }
+        macro_rules! mbar {
+            ($a:expr, $op:expr) => {
+                self.intern_addr_as(t, $a, $op, AddrOperand::Mbarrier, 1)
             };
         }
         let instr = match shape {
@@ -110,9 +118,11 @@ impl<'s> Parser<'s> {
                     return Err(c.count(if mbar { "4 operands" } else { "3 operands" }, ops.len()));
                 }
                 let size = imm(&ops[2], "size")?;
-                let dst = addr!(&ops[0]);
-                let src = addr!(&ops[1]);
-                let mbar = if mbar { Some(addr!(&ops[3])) } else { None };
+                let (d, s) = (check!(&ops[0]), check!(&ops[1]));
+                let m = if mbar { Some(check!(&ops[3])) } else { None };
+                let dst = self.intern_addr_as(t, d, &ops[0], AddrOperand::Target, 1);
+                let src = self.intern_addr_as(t, s, &ops[1], AddrOperand::Source, 1);
+                let mbar = m.map(|m| mbar!(m, &ops[3]));
                 AsyncInstr::Copy {
                     bulk,
                     sem,
@@ -130,8 +140,9 @@ impl<'s> Parser<'s> {
             AsyncShape::StAsync { sem, scope, access } => {
                 let [a, v, m] = c.exactly::<3>(ops, "3 operands")?;
                 let value = c.value("source", v)?;
-                let addr = addr!(a);
-                let mbar = addr!(m);
+                let (at, mb) = (check!(a), check!(m));
+                let addr = self.intern_addr_as(t, at, a, AddrOperand::Target, 1);
+                let mbar = mbar!(mb, m);
                 AsyncInstr::StAsync {
                     sem,
                     scope,
@@ -163,8 +174,9 @@ impl<'s> Parser<'s> {
             }
             AsyncShape::CpAsyncArrive { noinc } => {
                 let [m] = c.exactly::<1>(ops, "1 operand")?;
+                let a = check!(m);
                 AsyncInstr::CpAsyncArrive {
-                    mbar: addr!(m),
+                    mbar: mbar!(a, m),
                     noinc,
                 }
             }
@@ -174,8 +186,9 @@ impl<'s> Parser<'s> {
                 if !(1..=0xffff).contains(&count) {
                     return Err(c.bad("count", "an integer from 1 to 65535", n));
                 }
+                let a = check!(m);
                 AsyncInstr::MbarrierInit {
-                    mbar: addr!(m),
+                    mbar: mbar!(a, m),
                     count,
                 }
             }
@@ -229,7 +242,8 @@ impl<'s> Parser<'s> {
                         ))
                     }
                 };
-                let mbar = addr!(&rest[0]);
+                let a = check!(&rest[0]);
+                let mbar = mbar!(a, &rest[0]);
                 let dst = dst.filter(|d| *d != "_").map(|d| self.b.reg(t, d));
                 AsyncInstr::MbarrierUpdate {
                     kind,
@@ -256,7 +270,8 @@ impl<'s> Parser<'s> {
                 };
                 let d = c.reg("predicate", d)?;
                 let x = c.value(if parity { "phase parity" } else { "state" }, x)?;
-                let mbar = addr!(m);
+                let a = check!(m);
+                let mbar = mbar!(a, m);
                 AsyncInstr::MbarrierWait {
                     try_wait,
                     sem,
@@ -274,7 +289,7 @@ impl<'s> Parser<'s> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ir::{AddrKind, AsyncInstr, Instr, Test};
+    use crate::ir::{AddrKind, AddrOperand, AsyncInstr, Instr, Test};
 
     fn parse(code: &str) -> Test {
         let src = format!("PTX p {{ g=0; s=0; bar=0; }}\n P0@cta 0,gpu 0 ;\n{code}exists (s == 0)");
@@ -395,23 +410,238 @@ mod tests {
         assert_eq!(got, [(n("s", 8), n("bar", 16)), (n("s", 12), n("bar", 16))]);
     }
 
-    /// Negative offsets stay reported (as for `ld`/`st`); offset 0 is `x`.
+    /// A named negative offset is before the location's start, in no
+    /// location: an error at the address (as for `ld`/`st`); offset 0 is `x`.
     #[test]
-    fn negative_offsets_stay_unsupported() {
-        let off = |line| vec![("address offset".to_string(), line)];
-        assert_eq!(
-            unsupported(" cp.async.ca.shared.global [s-16], [g], 4 ;\n"),
-            off(3)
-        );
-        assert_eq!(
-            unsupported(" mbarrier.init.shared::cta.b64 [bar], 1 ;\n mbarrier.arrive.shared::cta.b64 _, [bar-8] ;\n"),
-            off(4)
-        );
+    fn named_negative_offsets_are_errors() {
+        let err = |code: &str| {
+            let src =
+                format!("PTX p {{ g=0; s=0; bar=0; }}\n P0@cta 0,gpu 0 ;\n{code}exists (s == 0)");
+            crate::parse(&src).expect_err("outside every location")
+        };
+        let e = err(" cp.async.ca.shared.global [s-16], [g], 4 ;\n");
+        assert_eq!((e.span.line, e.span.col), (3, 28), "{e}");
+        assert!(e.to_string().contains("16 bytes before `s`"), "{e}");
+        let e = err(" mbarrier.init.shared::cta.b64 [bar], 1 ;\n mbarrier.arrive.shared::cta.b64 _, [bar+-8] ;\n");
+        assert_eq!((e.span.line, e.span.col), (4, 37), "{e}");
         let t = parse(" cp.async.ca.shared.global [s+0], [g], 4 ;\n");
         let AsyncInstr::Copy { dst, .. } = instrs(&t)[0] else {
             panic!()
         };
         assert_eq!(t.addresses[dst.index()].kind, AddrKind::Root);
+    }
+
+    /// The program of [`offsets_on_async_operands_parse`] with every address
+    /// in a register (`[%rd+N]`, some through negative offsets from a
+    /// register past the location's start): the same locations.
+    #[test]
+    fn register_addresses_on_async_operands_resolve_as_named_ones() {
+        let named = parse(concat!(
+            " cp.async.ca.shared.global [s+16], [g+4], 4 ;\n",
+            " cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [s+32], [g+16], 16, [bar+8] ;\n",
+            " mbarrier.init.shared::cta.b64 [bar+8], 1 ;\n",
+            " mbarrier.arrive.shared::cta.b64 %rd9, [bar+16] ;\n",
+            " mbarrier.try_wait.parity.shared::cta.b64 %p, [bar+8], 0 ;\n",
+            " cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar+24] ;\n",
+            " st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [s+8], 1, [bar+8] ;\n",
+            " cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [g+8], [s], 4 ;\n",
+        ));
+        let regs = parse(concat!(
+            " mov.u64 %rd1, s ;\n mov.u64 %rd2, g ;\n mov.u64 %rd3, bar ;\n add.s64 %rd4, %rd3, 32 ;\n",
+            " cp.async.ca.shared.global [%rd1+16], [%rd2+4], 4 ;\n",
+            " cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd1+32], [%rd2+16], 16, [%rd4+-24] ;\n",
+            " mbarrier.init.shared::cta.b64 [%rd4-24], 1 ;\n",
+            " mbarrier.arrive.shared::cta.b64 %rd9, [%rd3+16] ;\n",
+            " mbarrier.try_wait.parity.shared::cta.b64 %p, [%rd4+-24], 0 ;\n",
+            " cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%rd4+-8] ;\n",
+            " st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%rd1+8], 1, [%rd3+8] ;\n",
+            " cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd2+8], [%rd1], 4 ;\n",
+        ));
+        assert!(regs.unsupported.is_empty(), "{:?}", regs.unsupported);
+        let at_all = |t: &Test| -> Vec<Vec<(String, u32)>> {
+            let ops = [
+                AddrOperand::Target,
+                AddrOperand::Source,
+                AddrOperand::Mbarrier,
+            ];
+            t.threads[0]
+                .code
+                .iter()
+                .filter(|s| matches!(s.instr, Instr::Async(_)))
+                .map(|s| {
+                    ops.iter()
+                        .filter_map(|&o| s.instr.address(o))
+                        .map(|a| at(t, a))
+                        .collect()
+                })
+                .collect()
+        };
+        assert_eq!(at_all(&regs), at_all(&named));
+        // One `AddrReg` per register-held operand, naming its operand, just
+        // before its instruction.
+        let code = &regs.threads[0].code;
+        let bulk = code
+            .iter()
+            .position(|s| {
+                matches!(
+                    s.instr,
+                    Instr::Async(AsyncInstr::Copy {
+                        bulk: true,
+                        mbar: Some(_),
+                        ..
+                    })
+                )
+            })
+            .expect("the bulk copy");
+        let operands: Vec<AddrOperand> = code[bulk - 3..bulk]
+            .iter()
+            .filter_map(|s| match s.instr {
+                Instr::AddrReg { operand, .. } => Some(operand),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            operands,
+            [
+                AddrOperand::Target,
+                AddrOperand::Source,
+                AddrOperand::Mbarrier
+            ]
+        );
+    }
+
+    /// A register address that lands before its location, or is no
+    /// location, is an error at the address; so is a misaligned
+    /// register-held `mbarrier.inval` (a plain store for the checker).
+    #[test]
+    fn register_addresses_outside_every_location_are_errors() {
+        let err = |code: &str| {
+            let src =
+                format!("PTX p {{ g=0; s=0; bar=0; }}\n P0@cta 0,gpu 0 ;\n{code}exists (s == 0)");
+            crate::parse(&src)
+                .expect_err("outside every location")
+                .to_string()
+        };
+        let e = err(" mov.u64 %rd1, s ;\n cp.async.ca.shared.global [%rd1+-4], [g], 4 ;\n");
+        assert!(
+            e.starts_with("4:28:") && e.contains("4 bytes before `s`"),
+            "{e}"
+        );
+        let e = err(" mov.u64 %rd1, 64 ;\n mbarrier.init.shared::cta.b64 [%rd1], 1 ;\n");
+        assert!(e.starts_with("4:32:") && e.contains("the number 64"), "{e}");
+        // A loaded pointer is no one location.
+        let e = err(" ld.u64 %rd1, [g] ;\n st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [s], 1, [%rd1] ;\n");
+        assert!(
+            e.starts_with("4:68:") && e.contains("value read from memory"),
+            "{e}"
+        );
+        let e = err(" mov.u64 %rd1, bar ;\n mbarrier.inval.shared::cta.b64 [%rd1+4] ;\n");
+        assert!(e.starts_with("4:33:") && e.contains("multiple of 8"), "{e}");
+    }
+
+    /// An operand chosen between locations is a dispatch, as for `ld`/`st`;
+    /// two registers chosen so nest, one register holding two operands is
+    /// dispatched on once; the result reads back to itself.
+    #[test]
+    fn register_addresses_chosen_between_locations_dispatch() {
+        let src = |code: &str| {
+            format!("PTX p {{ g=0; s=0; bar=0; }}\n P0@cta 0,gpu 0 ;\n{code}exists (s == 0)")
+        };
+        let t = crate::parse(&src(concat!(
+            " ld.u32 %r1, [g] ;\n setp.eq.u32 %p1, %r1, 0 ;\n",
+            " mov.u64 %rd5, s ;\n mov.u64 %rd6, g ;\n mov.u64 %rd7, bar ;\n",
+            " selp.b64 %rd1, %rd5, %rd6, %p1 ;\n selp.b64 %rd2, %rd7, %rd5, %p1 ;\n",
+            " cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd1], [%rd1+8], 4, [%rd2+16] ;\n",
+        )))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let copies: Vec<(String, String, String)> = instrs(&t)
+            .iter()
+            .filter_map(|i| match i {
+                AsyncInstr::Copy {
+                    dst,
+                    src,
+                    mbar: Some(m),
+                    ..
+                } => Some((at(&t, *dst).0, at(&t, *src).0, at(&t, *m).0)),
+                _ => None,
+            })
+            .collect();
+        let mut sorted = copies.clone();
+        sorted.sort();
+        let n = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+        assert_eq!(
+            sorted,
+            [
+                n("g", "g", "bar"),
+                n("g", "g", "s"),
+                n("s", "s", "bar"),
+                n("s", "s", "s")
+            ]
+        );
+        // Two registers: one `bne` on the first, one on the second in each
+        // of its two links.
+        let bne = t.threads[0]
+            .code
+            .iter()
+            .filter(|s| matches!(s.instr, Instr::Branch { b: crate::ir::Operand::Imm(v), .. } if v != 0))
+            .count();
+        assert_eq!(bne, 3);
+        // The printed dispatch reads back to itself (ids may be interned in
+        // another order).
+        let printed = crate::print(&t);
+        let again = crate::parse(&printed).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+        assert_eq!(
+            again.threads[0].code.len(),
+            t.threads[0].code.len(),
+            "{printed}"
+        );
+        assert_eq!(crate::print(&again), printed);
+    }
+
+    /// A vector `st.async` through registers: each element at its own
+    /// offset from the register, all signalling the one mbarrier.
+    #[test]
+    fn vector_st_async_takes_register_addresses() {
+        let t = parse(
+            " mov.u64 %rd1, s ;\n mov.u64 %rd2, bar ;\n st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%rd1+8], {1, 2}, [%rd2+16] ;\n",
+        );
+        let got: Vec<((String, u32), (String, u32))> = instrs(&t)
+            .iter()
+            .map(|i| match i {
+                AsyncInstr::StAsync { addr, mbar, .. } => (at(&t, *addr), at(&t, *mbar)),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let n = |s: &str, o: u32| (s.to_string(), o);
+        assert_eq!(got, [(n("s", 8), n("bar", 16)), (n("s", 12), n("bar", 16))]);
+    }
+
+    /// The address operands of instructions without events (the tensormap
+    /// proxy fence, the L2 prefetch) take registers too, resolved to nothing.
+    #[test]
+    fn eventless_address_operands_take_registers() {
+        let t = parse(concat!(
+            " mov.u64 %rd1, g ;\n",
+            " fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128 ;\n",
+            " cp.async.bulk.prefetch.L2.global [%rd1+16], 16 ;\n",
+        ));
+        assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
+        assert!(!t.threads[0]
+            .code
+            .iter()
+            .any(|s| matches!(s.instr, Instr::AddrReg { .. })));
+    }
+
+    /// An unsupported offset on a later operand leaves no `AddrReg` of the
+    /// earlier ones behind.
+    #[test]
+    fn an_unsupported_operand_leaves_no_addr_reg() {
+        let t = parse(" mov.u64 %rd1, s ;\n cp.async.ca.shared.global [%rd1], [g+1048576], 4 ;\n");
+        assert_eq!(t.unsupported.len(), 1);
+        assert!(!t.threads[0]
+            .code
+            .iter()
+            .any(|s| matches!(s.instr, Instr::AddrReg { .. })));
     }
 
     /// A malformed address stays a positioned error.

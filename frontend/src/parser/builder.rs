@@ -3,8 +3,8 @@
 use crate::error::{ParseError, ParseErrorKind};
 use crate::intern::Interner;
 use crate::ir::{
-    AddrId, AddrKind, Address, Condition, LabelId, PhysId, Placement, Prop, Proxy, RegId, Span,
-    Stmt, Symbols, Term, Test, Thread, ThreadId, Unsupported, VAddrId,
+    AddrId, AddrKind, AddrOperand, Address, Condition, LabelId, PhysId, Placement, Prop, Proxy,
+    RegId, Span, Stmt, Symbols, Term, Test, Thread, ThreadId, Unsupported, VAddrId,
 };
 use fxhash::FxHashSet;
 
@@ -37,16 +37,23 @@ pub(super) struct ThreadState {
 }
 
 /// A memory instruction whose address is held in a register (`[%rd1+8]`),
-/// resolved once the thread's code is known (`parser/addresses.rs`).
+/// resolved once the thread's code is known (`parser/addresses`).
 #[derive(Debug)]
 pub(super) struct PendingAddr {
     /// Thread index.
     pub thread: usize,
-    /// Position of the memory instruction in the thread's code.
+    /// Position of the memory instruction in the thread's code (after its
+    /// [`crate::ir::Instr::AddrReg`]s, one per register-held operand).
     pub pos: usize,
     /// The register and offset.
     pub reg: RegId,
     pub offset: i64,
+    /// Which address operand of the instruction it is.
+    pub operand: AddrOperand,
+    /// The resolved offset from the location's start must be a multiple of
+    /// this (8 for `mbarrier.inval`'s object, lowered to a plain store; 1
+    /// otherwise).
+    pub align: u32,
     /// The address as written, and where.
     pub text: String,
     pub span: Span,

@@ -13,10 +13,11 @@
 //!
 //! `docs/model-notes.md` ("Hopper forms") records the choices.
 
+use super::instr::MemAddr;
 use super::operand::OpKind;
 use super::{PResult, Parser};
 use crate::error::ParseError;
-use crate::ir::{Access, BinOp, Instr, Operand, Proxy, Sem, Span, StateSpace};
+use crate::ir::{Access, AddrOperand, BinOp, Instr, Operand, Proxy, Sem, Span, StateSpace};
 
 /// The forms handled here.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -95,15 +96,21 @@ impl<'s> Parser<'s> {
                 // mbarrier instruction for the checker, which therefore
                 // cannot find a misaligned one undefined as it does for the
                 // others (`docs/model-notes.md`, "Offsets on asynchronous
-                // operands"): it is refused here.
-                let Some((name, off)) = c.addr(a)?.filter(|&(_, off)| off % 8 == 0) else {
-                    return Err(c.bad(
+                // operands"): it is refused here, and a register-held
+                // address whose offset is not a multiple of 8 when resolved.
+                let misaligned = || {
+                    c.bad(
                         "mbarrier",
                         "a location `[m]` or `[m+N]` with N a multiple of 8 (an mbarrier object is 8-byte aligned)",
                         a,
-                    ));
+                    )
                 };
-                let addr = self.b.addr_at(name, off);
+                let at = match c.mem_addr(a)? {
+                    Some(MemAddr::Loc(_, off)) if off % 8 != 0 => return Err(misaligned()),
+                    Some(at) => at,
+                    None => return Err(misaligned()),
+                };
+                let addr = self.intern_addr_as(t, at, a, AddrOperand::Target, 8);
                 self.push(
                     t,
                     Instr::Store {
@@ -127,7 +134,8 @@ impl<'s> Parser<'s> {
                     [a, n] | [a, n, _] => (a, n),
                     _ => return Err(c.count("2 or 3 operands ([a], size{, policy})", ops.len())),
                 };
-                c.addr(a)?;
+                // No event: a register-held address needs no location.
+                c.mem_addr(a)?;
                 if !matches!(n.kind, OpKind::Int(_) | OpKind::Name(_)) {
                     return Err(c.bad("size", "a register or an integer", n));
                 }

@@ -7,7 +7,7 @@ use super::opcode::{self, BarForm, Shape};
 use super::operand::{OpKind, Operand};
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
-use crate::ir::{BarrierKind, Instr, Operand as Val, RmwOp, Span, Unsupported};
+use crate::ir::{AddrOperand, BarrierKind, Instr, Operand as Val, RmwOp, Span, Unsupported};
 use crate::lexer::{Tok, Token};
 
 /// The missing operand of `atom.inc` / `atom.dec` as the manual writes them
@@ -285,7 +285,8 @@ impl<'s> Parser<'s> {
                 match ops {
                     [] => {}
                     [a, n] if operands_ok => {
-                        c.addr(a)?;
+                        // No event: a register-held address needs no location.
+                        c.mem_addr(a)?;
                         c.value("size", n)?;
                     }
                     _ => {
@@ -432,24 +433,58 @@ impl<'s> Parser<'s> {
 
     /// Interns a memory address of thread `t`: a location, or a register-held
     /// address (an [`Instr::AddrReg`] pushed before the instruction, resolved
-    /// after the thread table by `parser/addresses.rs`).
+    /// after the thread table by `parser/addresses`).
     pub(super) fn intern_addr(
         &mut self,
         t: usize,
         addr: MemAddr<'_>,
         op: &Operand<'_>,
     ) -> crate::ir::AddrId {
+        self.intern_addr_as(t, addr, op, AddrOperand::Target, 1)
+    }
+
+    /// [`Self::intern_addr`] of the address operand `operand` of the next
+    /// instruction, whose resolved offset must be a multiple of `align`. An
+    /// instruction with several register-held operands has their
+    /// `AddrReg`s in a row before it, each pending resolution at the
+    /// instruction's position.
+    pub(super) fn intern_addr_as(
+        &mut self,
+        t: usize,
+        addr: MemAddr<'_>,
+        op: &Operand<'_>,
+        operand: AddrOperand,
+        align: u32,
+    ) -> crate::ir::AddrId {
         match addr {
             MemAddr::Loc(name, off) => self.b.addr_at(name, off),
             MemAddr::Reg(name, offset) => {
                 let reg = self.b.reg(t, name);
-                self.push(t, Instr::AddrReg { reg, offset }, op.span);
-                let pos = self.b.threads[t].code.len();
+                let at = self.b.threads[t].code.len();
+                self.push(
+                    t,
+                    Instr::AddrReg {
+                        reg,
+                        offset,
+                        operand,
+                    },
+                    op.span,
+                );
+                // The instruction's earlier operands now wait one position on.
+                for q in self.b.pending_addrs.iter_mut().rev() {
+                    if q.thread == t && q.pos == at {
+                        q.pos = at + 1;
+                    } else if q.thread == t {
+                        break;
+                    }
+                }
                 self.b.pending_addrs.push(super::builder::PendingAddr {
                     thread: t,
-                    pos,
+                    pos: at + 1,
                     reg,
                     offset,
+                    operand,
+                    align,
                     text: op.text.to_string(),
                     span: op.span,
                 });
@@ -552,10 +587,27 @@ impl Check<'_> {
     }
 
     /// A location `x`, `[x]` or `[x+N]` with its byte offset `N`; `None` for
-    /// a negative offset or one of 2^20 bytes or more (unsupported).
+    /// an offset of 2^20 bytes or more (unsupported). A negative offset is an
+    /// error: a name is where its location starts (ptxmc gives locations no
+    /// addresses, so nothing lies before one), and `[x-N]` is in no
+    /// location (8.2: an address operand names "the range of bytes starting
+    /// from the physical address").
     pub(super) fn addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<(&'s str, u32)>> {
         let (name, offset) = match op.kind {
             OpKind::Name(n) => (n, 0),
+            OpKind::Addr { name, .. } if name.starts_with('%') => (name, 0),
+            OpKind::Addr { name, offset } if offset < 0 => {
+                return Err(ParseError::new(
+                    ParseErrorKind::UnresolvedAddress {
+                        text: op.text.into(),
+                        reason: format!(
+                            "it is {} bytes before `{name}`, where its location starts: outside every location",
+                            offset.unsigned_abs()
+                        ),
+                    },
+                    op.span,
+                ));
+            }
             OpKind::Addr { name, offset } => match u32::try_from(offset) {
                 Ok(o) if o < 1 << 20 => (name, o),
                 _ => return Ok(None),

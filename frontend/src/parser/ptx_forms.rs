@@ -441,7 +441,8 @@ mod tests {
             c[1],
             Instr::AddrReg {
                 reg: RegId(0),
-                offset: 0
+                offset: 0,
+                operand: crate::ir::AddrOperand::Target,
             }
         );
         assert!(matches!(

@@ -15,11 +15,12 @@
 //! instruction and not the other elements: the unspecified order promises no
 //! order between them (`docs/model-notes.md`, "Vector st.async").
 
+use super::instr::MemAddr;
 use super::opcode::{self, AsyncShape, Shape};
 use super::operand::OpKind;
 use super::{PResult, Parser};
 use crate::error::ParseError;
-use crate::ir::{AsyncInstr, Instr, Span};
+use crate::ir::{AddrOperand, AsyncInstr, Instr, Span};
 
 impl<'s> Parser<'s> {
     /// Parses a vector `st.async` of thread `t` (mnemonic `text` already
@@ -84,17 +85,21 @@ impl<'s> Parser<'s> {
                 return Err(c.bad("source", want, v));
             }
         };
-        let (Some((name, off)), Some((mname, moff))) = (c.addr(a)?, c.addr(m)?) else {
+        let (Some(at), Some(mb)) = (c.mem_addr(a)?, c.mem_addr(m)?) else {
             self.unsupported(t, start, "address offset".into(), span);
             return Ok(true);
         };
         for (k, value) in values.into_iter().enumerate() {
             let elem_off = u32::from(access.bytes) * k as u32;
-            let addr = self.b.addr_at(name, off + elem_off);
+            let at_k = match at {
+                MemAddr::Loc(name, off) => MemAddr::Loc(name, off + elem_off),
+                MemAddr::Reg(reg, off) => MemAddr::Reg(reg, off + i64::from(elem_off)),
+            };
+            let addr = self.intern_addr_as(t, at_k, a, AddrOperand::Target, 1);
             // Interned after the first element's address, in the order the
             // scalar forms name them (so that the printed test reads back
             // the same).
-            let mbar = self.b.addr_at(mname, moff);
+            let mbar = self.intern_addr_as(t, mb, m, AddrOperand::Mbarrier, 1);
             let src = self.val(t, value);
             self.push(
                 t,

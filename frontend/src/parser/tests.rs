@@ -326,7 +326,7 @@ fn condition_finds_percent_registers() {
 
 #[test]
 fn unsupported_constructs_are_listed() {
-    let t = one("vote.sync.all.pred %p2, 1, %p1\n@%p1 st.weak x, 1\nst.weak [x-4], 1\ncp.async.bulk.tensor.1d.shared::cluster.global [x], [x]");
+    let t = one("vote.sync.all.pred %p2, 1, %p1\n@%p1 st.weak x, 1\nst.weak [x+1048576], 1\ncp.async.bulk.tensor.1d.shared::cluster.global [x], [x]");
     let names: Vec<(&str, u32)> = t
         .unsupported
         .iter()
@@ -357,7 +357,7 @@ fn unsupported_constructs_are_listed() {
     assert!(matches!(t.threads[0].code[3].instr, Instr::Label(_)));
     assert_eq!(
         t.threads[0].code[4].instr,
-        Instr::Unsupported("st.weak [x -4], 1".into())
+        Instr::Unsupported("st.weak [x + 1048576], 1".into())
     );
     // Nothing of an unsupported instruction is interned.
     assert_eq!(t.symbols.addrs, ["x"]);

@@ -1,7 +1,7 @@
 //! Asynchronous operations and `mbarrier` instructions (8.9.1.1) in PTX spelling.
 
 use super::instr::{access_mods, space_mod, Ctx};
-use crate::ir::{AsyncInstr, MbarrierUpdate, Scope, Sem, StateSpace, WgmmaA};
+use crate::ir::{AddrOperand, AsyncInstr, MbarrierUpdate, Scope, Sem, StateSpace, WgmmaA};
 
 /// `.relaxed.sys` / `.release.cluster` / `` for weak.
 fn sem_scope(sem: Sem, scope: Option<Scope>) -> String {
@@ -55,10 +55,10 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
                 space(*src_space),
                 sem_scope(*sem, *scope),
                 c.addr(*dst),
-                c.addr(*src),
+                c.addr_of(AddrOperand::Source, *src),
             );
             if let Some(m) = mbar {
-                s += &format!(", {}", c.addr(*m));
+                s += &format!(", {}", c.addr_of(AddrOperand::Mbarrier, *m));
             }
             s
         }
@@ -75,7 +75,7 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
             access_mods(*access, false),
             c.addr(*addr),
             c.val(*src),
-            c.addr(*mbar)
+            c.addr_of(AddrOperand::Mbarrier, *mbar)
         ),
         AsyncInstr::Commit { bulk } => {
             format!("cp.async{}.commit_group", if *bulk { ".bulk" } else { "" })
@@ -96,10 +96,13 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
         AsyncInstr::CpAsyncArrive { mbar, noinc } => format!(
             "cp.async.mbarrier.arrive{}.shared::cta.b64 {}",
             if *noinc { ".noinc" } else { "" },
-            c.addr(*mbar)
+            c.addr_of(AddrOperand::Mbarrier, *mbar)
         ),
         AsyncInstr::MbarrierInit { mbar, count } => {
-            format!("mbarrier.init.shared::cta.b64 {}, {count}", c.addr(*mbar))
+            format!(
+                "mbarrier.init.shared::cta.b64 {}, {count}",
+                c.addr_of(AddrOperand::Mbarrier, *mbar)
+            )
         }
         AsyncInstr::MbarrierUpdate {
             kind,
@@ -130,7 +133,7 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
             ) {
                 ops.push(dst.map_or_else(|| "_".to_string(), |r| c.reg(r)));
             }
-            ops.push(c.addr(*mbar));
+            ops.push(c.addr_of(AddrOperand::Mbarrier, *mbar));
             match kind {
                 MbarrierUpdate::Arrive | MbarrierUpdate::ArriveDrop
                     if *count != 1 || *no_complete =>
@@ -162,7 +165,7 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
             if *parity { ".parity" } else { "" },
             sem_scope(*sem, Some(*scope)),
             c.reg(*dst),
-            c.addr(*mbar),
+            c.addr_of(AddrOperand::Mbarrier, *mbar),
             c.val(*x)
         ),
         AsyncInstr::WgmmaFence => "wgmma.fence.sync.aligned".into(),

@@ -2,8 +2,8 @@
 //! PTX spelling (`%r0`, `[x]`, `.b32`, `.v2`) for typed and vector accesses.
 
 use crate::ir::{
-    Access, BarrierKind, BinOp, CmpOp, FenceKind, Instr, LabelId, Operand, Proxy, RegId, RmwOp,
-    Scope, Sem, StateSpace, Test,
+    Access, AddrOperand, BarrierKind, BinOp, CmpOp, FenceKind, Instr, LabelId, Operand, Proxy,
+    RegId, RmwOp, Scope, Sem, StateSpace, Test,
 };
 
 /// The (canonical, `%`-less) name of a register of thread `th`.
@@ -72,9 +72,10 @@ pub(super) struct Ctx<'a> {
     pub(super) th: usize,
     /// PTX spelling: `%r0`, `[x]`.
     pub(super) ptx: bool,
-    /// The register-held address (`[%rd1+8]`) of a memory instruction that an
-    /// [`Instr::AddrReg`] precedes; printed instead of the resolved location.
-    pub(super) via: Option<(RegId, i64)>,
+    /// The register-held addresses (`[%rd1+8]`) of a memory instruction that
+    /// [`Instr::AddrReg`]s precede, by operand ([`AddrOperand::index`]);
+    /// printed instead of the resolved locations.
+    pub(super) via: Via,
 }
 
 impl Ctx<'_> {
@@ -94,8 +95,15 @@ impl Ctx<'_> {
         }
     }
 
+    /// The address operand `a` (a load's or store's address, a copy's
+    /// destination).
     pub(super) fn addr(&self, a: crate::ir::AddrId) -> String {
-        if let Some((r, off)) = self.via {
+        self.addr_of(AddrOperand::Target, a)
+    }
+
+    /// The address operand `which`, `a` when no register holds it.
+    pub(super) fn addr_of(&self, which: AddrOperand, a: crate::ir::AddrId) -> String {
+        if let Some((r, off)) = self.via[which.index()] {
             let name = format!("%{}", reg_name(self.t, self.th, r));
             return match off {
                 0 => format!("[{name}]"),
@@ -128,9 +136,13 @@ impl Ctx<'_> {
     }
 }
 
+/// The register and offset of each address operand ([`AddrOperand::index`])
+/// that a register holds.
+pub(super) type Via = [Option<(RegId, i64)>; 3];
+
 /// One statement of thread `th`; a memory instruction with `via` prints its
-/// address as that register plus offset (the [`Instr::AddrReg`] before it).
-pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Option<(RegId, i64)>) -> String {
+/// addresses as those registers plus offsets (the [`Instr::AddrReg`]s before it).
+pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Via) -> String {
     let mut c = Ctx {
         t,
         th,

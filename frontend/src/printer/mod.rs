@@ -80,13 +80,18 @@ fn table(t: &Test, out: &mut String) {
         } else {
             format!("P{i}@cta {},gpu {}", p.cta, p.gpu)
         });
-        let mut via = None;
+        let mut via: instr::Via = [None; 3];
         for s in &th.code {
-            if let crate::ir::Instr::AddrReg { reg, offset } = s.instr {
-                via = Some((reg, offset));
+            if let crate::ir::Instr::AddrReg {
+                reg,
+                offset,
+                operand,
+            } = s.instr
+            {
+                via[operand.index()] = Some((reg, offset));
                 continue;
             }
-            col.push(instr::stmt_via(t, i, &s.instr, via.take()));
+            col.push(instr::stmt_via(t, i, &s.instr, std::mem::take(&mut via)));
         }
         columns.push(col);
     }

@@ -16,7 +16,8 @@ use crate::event::{AsyncAfter, AsyncGroup, AsyncOp, AsyncOrder, Event, EventKind
 use crate::interp::writes::{copy_proxy, COMPLETE_TX_SCOPE, COMPLETE_TX_SEM};
 use crate::interp::{ThreadCode, Value};
 use ptxmc_frontend::ir::{
-    mbarrier, AsyncInstr, BinOp, FenceKind, MbarrierUpdate, Proxy, RmwOp, Scope, Sem, WgmmaA,
+    mbarrier, AddrOperand, AsyncInstr, BinOp, FenceKind, Instr, MbarrierUpdate, Proxy, RmwOp,
+    Scope, Sem, WgmmaA,
 };
 
 /// The write half of an asynchronous read-modify-write: where and how.
@@ -78,6 +79,35 @@ impl<V: Value> ThreadState<V> {
             }),
             awaited,
             unordered: None,
+        }
+    }
+
+    /// The address operand of the instruction at `pc` that its event number
+    /// `self.sub` accesses, whose register's reads that event has an address
+    /// dependency on (8.10.4): a copy's source read, its destination write
+    /// (or reduction), then its complete-tx on the mbarrier; a `st.async`'s
+    /// write, then its complete-tx; the mbarrier of the `mbarrier.*`
+    /// instructions and `cp.async.mbarrier.arrive`; the address of any other.
+    pub(super) fn addr_operand(&self, code: &ThreadCode) -> AddrOperand {
+        let Some(Instr::Async(a)) = code.stmts().get(self.pc).map(|s| &s.instr) else {
+            return AddrOperand::Target;
+        };
+        match a {
+            AsyncInstr::Copy { reduce, .. } => {
+                let ct_at = if reduce.is_some() { 3 } else { 2 };
+                match self.sub {
+                    0 => AddrOperand::Source,
+                    s if s < ct_at => AddrOperand::Target,
+                    _ => AddrOperand::Mbarrier,
+                }
+            }
+            AsyncInstr::StAsync { .. } if self.sub == 0 => AddrOperand::Target,
+            AsyncInstr::StAsync { .. }
+            | AsyncInstr::CpAsyncArrive { .. }
+            | AsyncInstr::MbarrierInit { .. }
+            | AsyncInstr::MbarrierUpdate { .. }
+            | AsyncInstr::MbarrierWait { .. } => AddrOperand::Mbarrier,
+            _ => AddrOperand::Target,
         }
     }
 

@@ -97,7 +97,9 @@ impl<V: Clone> Clone for Fields<V> {
         committed.clone_from(&source.committed);
         *awaited = source.awaited;
         copy_value.clone_from(&source.copy_value);
-        set_ids(addr_deps, &source.addr_deps);
+        for (d, s) in addr_deps.iter_mut().zip(&source.addr_deps) {
+            set_ids(d, s);
+        }
         *mark = source.mark;
         *elements = source.elements;
     }

@@ -120,7 +120,7 @@ impl<V: Value> ThreadState<V> {
     /// The memory instruction at `pc` made its last event: go on after it.
     pub(super) fn end_instruction(&mut self) {
         self.sub = 0;
-        self.addr_deps.clear();
+        self.addr_deps.iter_mut().for_each(Deps::clear);
         self.step_to(self.pc + 1);
     }
 

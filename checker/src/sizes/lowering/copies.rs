@@ -78,7 +78,7 @@ impl Lowering<'_> {
         self.granule_at(p, base, (s, e), span, "a copy part across granules")
     }
 
-    fn is_split(&self, a: AddrId) -> Option<PhysId> {
+    pub(super) fn is_split(&self, a: AddrId) -> Option<PhysId> {
         let p = self.test.addresses.get(a.index())?.phys;
         self.split
             .get(p.index())
@@ -88,11 +88,13 @@ impl Lowering<'_> {
     }
 
     /// Rewrites a copy or an mbarrier instruction into `code`
-    /// (with its `origin`s) and gives `None`; any other instruction is given
+    /// (with its `origin`s; `again`: the `AddrReg`s to repeat before each
+    /// part of a split copy after the first) and gives `None`; any other instruction is given
     /// back, a `st.async` with its mbarrier operand rewritten.
     pub(super) fn async_stmt(
         &mut self,
         s: &Stmt,
+        again: &[Stmt],
         code: &mut Vec<Stmt>,
         origin: &mut Vec<Vec<Origin>>,
     ) -> Result<Option<Instr>, String> {
@@ -103,7 +105,7 @@ impl Lowering<'_> {
         let mut a = a.clone();
         match &mut a {
             AsyncInstr::Copy { .. } => {
-                self.copy(&a, span, code, origin)?;
+                self.copy(&a, span, again, code, origin)?;
                 return Ok(None);
             }
             AsyncInstr::StAsync { mbar, .. } => {
@@ -130,6 +132,7 @@ impl Lowering<'_> {
         &mut self,
         a: &AsyncInstr,
         span: Span,
+        again: &[Stmt],
         code: &mut Vec<Stmt>,
         origin: &mut Vec<Vec<Origin>>,
     ) -> Result<(), String> {
@@ -240,6 +243,11 @@ impl Lowering<'_> {
             let last = k + 1 == parts.len();
             let s = self.part_addr(*src, (a0 + r0, a0 + r1), span)?;
             let d = self.part_addr(*dst, (b0 + r0, b0 + r1), span)?;
+            // Each part keeps the address dependencies (`addr_regs.rs`).
+            if k > 0 {
+                code.extend(again.iter().cloned());
+                origin.extend(again.iter().map(|_| Vec::new()));
+            }
             code.push(Stmt {
                 instr: with(s, d, mbar.filter(|_| last), !last || *continued),
                 span,

@@ -13,10 +13,12 @@
 //! values at run time ([`BinOp::eval`]) and takes the address dependency
 //! from the register ([`Instr::AddrReg`]).
 
-use super::builder::{Builder, UNRESOLVED};
+mod rewrite;
+
+use super::builder::Builder;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::ir::{
-    self, AddrId, AddrKind, AsyncInstr, BinOp, CmpOp, Instr, LabelId, Operand, RegId, Span, Stmt,
+    self, AddrId, AddrKind, AsyncInstr, BinOp, CmpOp, Instr, LabelId, Operand, RegId, Stmt,
 };
 
 /// The most values the analysis follows for one register (an address
@@ -320,23 +322,22 @@ fn walk_states(
     Some(out)
 }
 
-/// A memory instruction whose register-held address is one of several
-/// locations, by the value of the register.
-struct Dispatch {
-    thread: usize,
-    /// Position of the memory instruction (its `AddrReg` is just before).
-    pos: usize,
-    reg: RegId,
-    offset: i64,
-    span: Span,
+/// What one register-held address operand resolved to.
+enum Resolved {
+    /// One location.
+    One(AddrId),
+    /// One of several locations, by the register's value:
     /// `(register value, location)`, at least two.
-    targets: Vec<(i64, AddrId)>,
+    Choice(Vec<(i64, AddrId)>),
+    /// The instruction never runs and the address is no location: the
+    /// instruction is left out.
+    Dead,
 }
 
 impl Builder {
     /// The location an address value denotes (a declared location plus an
-    /// offset below [`ir::MAX_ADDR_OFFSET`]).
-    fn location_of(&mut self, v: i64) -> Option<AddrId> {
+    /// offset below [`ir::MAX_ADDR_OFFSET`]), with that offset.
+    fn location_of(&mut self, v: i64) -> Option<(AddrId, u32)> {
         let (a, off) = ir::address_of_value(v)?;
         let (base, off) = match self.address_kind(a)? {
             AddrKind::Offset(base, o) => (base, off.saturating_add(o)),
@@ -346,14 +347,40 @@ impl Builder {
             return None;
         }
         let name = self.addr_name(base)?;
-        Some(self.addr_at(&name, off))
+        Some((self.addr_at(&name, off), off))
+    }
+
+    /// Why the address value `v` of `reg` is no location: a number, or
+    /// (a negative offset) bytes before a location, where nothing is (8.2:
+    /// an address names "the range of bytes starting from" it; ptxmc gives
+    /// locations no addresses, so a location's name is where it starts).
+    fn not_a_location(&self, v: i64, reg: &str) -> String {
+        let below = v.wrapping_add(ir::MAX_ADDR_OFFSET);
+        if let Some((a, off)) = ir::address_of_value(below) {
+            if let (
+                Some(AddrKind::Root | AddrKind::GenericAlias(_) | AddrKind::ProxyAlias(..)),
+                Some(name),
+            ) = (self.address_kind(a), self.addr_name(a))
+            {
+                let before = ir::MAX_ADDR_OFFSET - i64::from(off);
+                return format!(
+                    "it is {before} bytes before `{name}`, where its location starts: outside every location"
+                );
+            }
+        }
+        format!(
+            "it is the number {v}, not the address of a location (take one with `mov.u64 {reg}, x`, `x` declared in the initial state)"
+        )
     }
 
     /// Resolves every register-held address of every thread, or fails at the
     /// first (in thread order) that is not one location or a choice between
     /// a few.
     pub(super) fn resolve_addresses(&mut self) -> Result<(), ParseError> {
-        let pending = std::mem::take(&mut self.pending_addrs);
+        let mut pending = std::mem::take(&mut self.pending_addrs);
+        // By thread and position; the operands of one instruction stay in
+        // the order they were written.
+        pending.sort_by_key(|q| (q.thread, q.pos));
         // Per thread: the states with constant branches decided (addresses
         // that differ between threads, as `%tid`-dependent paths), and
         // without (for code that the thread's own constants make unreachable:
@@ -379,8 +406,7 @@ impl Builder {
             }
             init
         };
-        let mut dispatches: Vec<Dispatch> = Vec::new();
-        let mut dead: Vec<(usize, usize)> = Vec::new();
+        let mut resolved: Vec<Resolved> = Vec::with_capacity(pending.len());
         for p in &pending {
             if cache.as_ref().is_none_or(|(t, _, _)| *t != p.thread) {
                 let th = &self.threads[p.thread];
@@ -413,7 +439,7 @@ impl Builder {
             let values = match value {
                 Abs::Consts(vs) => vs,
                 Abs::Unknown if !live => {
-                    dead.push((p.thread, p.pos));
+                    resolved.push(Resolved::Dead);
                     continue;
                 }
                 Abs::Unknown => {
@@ -428,7 +454,7 @@ impl Builder {
                         Some(Some(w)) if !w.unknown => w.values.iter().copied().collect(),
                         // No path reaches it.
                         Some(None) => {
-                            dead.push((p.thread, p.pos));
+                            resolved.push(Resolved::Dead);
                             continue;
                         }
                         None => {
@@ -444,292 +470,37 @@ impl Builder {
                     }
                 }
             };
+            // Code that never runs keeps the first locations its values name.
             let mut targets = Vec::with_capacity(values.len());
             for v in values {
-                let Some(a) = self.location_of(v.wrapping_add(p.offset)) else {
+                let at = v.wrapping_add(p.offset);
+                let Some((a, off)) = self.location_of(at) else {
                     if !live {
                         break;
                     }
-                    let v = v.wrapping_add(p.offset);
-                    return Err(fail(format!(
-                        "it is the number {v}, not the address of a location (take one with `mov.u64 {reg}, x`, `x` declared in the initial state)"
-                    )));
+                    return Err(fail(self.not_a_location(at, &reg)));
                 };
+                if off % p.align.max(1) != 0 {
+                    if !live {
+                        break;
+                    }
+                    return Err(fail(format!(
+                        "it is byte {off} of `{}`, not a multiple of {} (an mbarrier object is 8-byte aligned)",
+                        self.addr_name(a).unwrap_or_default(),
+                        p.align
+                    )));
+                }
                 targets.push((v, a));
             }
-            match targets.as_slice() {
-                [(_, a)] => self.set_addr(p.thread, p.pos, *a),
-                _ if !live => dead.push((p.thread, p.pos)),
-                _ => dispatches.push(Dispatch {
-                    thread: p.thread,
-                    pos: p.pos,
-                    reg: p.reg,
-                    offset: p.offset,
-                    span: p.span,
-                    targets,
-                }),
-            }
+            resolved.push(match targets.as_slice() {
+                [(_, a)] => Resolved::One(*a),
+                _ if !live => Resolved::Dead,
+                _ => Resolved::Choice(targets),
+            });
         }
-        // Rewrites, last position first so that earlier positions stay.
-        enum Edit {
-            Dispatch(Dispatch),
-            Drop(usize, usize),
-        }
-        let mut edits: Vec<Edit> = dispatches.into_iter().map(Edit::Dispatch).collect();
-        edits.extend(dead.into_iter().map(|(t, p)| Edit::Drop(t, p)));
-        let key = |e: &Edit| match e {
-            Edit::Dispatch(d) => (d.thread, d.pos),
-            Edit::Drop(t, p) => (*t, *p),
-        };
-        edits.sort_by_key(|e| std::cmp::Reverse(key(e)));
-        for e in edits {
-            match e {
-                Edit::Dispatch(d) => self.dispatch(d)?,
-                Edit::Drop(t, pos) => {
-                    // Never runs: the access and its `AddrReg` are left out.
-                    let code = &mut self.threads[t].code;
-                    let from = if pos > 0 && matches!(code[pos - 1].instr, Instr::AddrReg { .. }) {
-                        pos - 1
-                    } else {
-                        pos
-                    };
-                    code.drain(from..=pos);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// A new label `$aN` of thread `t`, defined here (all of the thread's
-    /// own labels are defined by now, so a name that is taken fails).
-    fn fresh_label(&mut self, t: usize, span: Span) -> Result<LabelId, ParseError> {
-        let mut tries = 0;
-        loop {
-            let name = self.fresh(t, "$a");
-            match self.label_def(t, &name, span) {
-                Ok(l) => return Ok(l),
-                Err(e) if tries > 64 => return Err(e),
-                Err(_) => tries += 1,
-            }
-        }
-    }
-
-    fn set_addr(&mut self, t: usize, pos: usize, resolved: AddrId) {
-        if let Some(stmt) = self.threads[t].code.get_mut(pos) {
-            match &mut stmt.instr {
-                Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. }
-                    if *addr == UNRESOLVED =>
-                {
-                    *addr = resolved;
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// An access whose address is one of several locations, by the value of
-    /// its register, becomes a chain of `bne REG, VALUE, next; AddrReg;
-    /// ACCESS [LOCATION]; bra done; next: ...`: the access is control and
-    /// address dependent on the register's reads (8.10.4), and it reads back
-    /// to itself (the analysis narrows the register at each `bne`).
-    fn dispatch(&mut self, d: Dispatch) -> Result<(), ParseError> {
-        let t = d.thread;
-        let Some(access) = self.threads[t].code.get(d.pos).cloned() else {
-            return Ok(());
-        };
-        let span = d.span;
-        let with_addr = |a: AddrId| {
-            let mut s = access.clone();
-            match &mut s.instr {
-                Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => {
-                    *addr = a;
-                }
-                _ => {}
-            }
-            s
-        };
-        let addr_reg = Stmt {
-            instr: Instr::AddrReg {
-                reg: d.reg,
-                offset: d.offset,
-            },
-            span,
-        };
-        let done = self.fresh_label(t, span)?;
-        let mut chain = Vec::with_capacity(d.targets.len() * 5);
-        let last = d.targets.len() - 1;
-        for (i, &(value, a)) in d.targets.iter().enumerate() {
-            if i < last {
-                let next = self.fresh_label(t, span)?;
-                let stmt = |instr| Stmt { instr, span };
-                chain.push(stmt(Instr::Branch {
-                    cmp: CmpOp::Ne,
-                    a: Operand::Reg(d.reg),
-                    b: Operand::Imm(value),
-                    target: next,
-                }));
-                chain.push(addr_reg.clone());
-                chain.push(with_addr(a));
-                chain.push(stmt(Instr::Goto(done)));
-                chain.push(stmt(Instr::Label(next)));
-            } else {
-                chain.push(addr_reg.clone());
-                chain.push(with_addr(a));
-                chain.push(Stmt {
-                    instr: Instr::Label(done),
-                    span,
-                });
-            }
-        }
-        let code = &mut self.threads[t].code;
-        let from = if d.pos > 0 && matches!(code[d.pos - 1].instr, Instr::AddrReg { .. }) {
-            d.pos - 1
-        } else {
-            d.pos
-        };
-        code.splice(from..=d.pos, chain);
-        Ok(())
+        self.rewrite_addresses(&pending, resolved)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::ir::{Instr, Test};
-
-    fn parse(body: &str, init: &str) -> Result<Test, String> {
-        let src =
-            format!("PTX t\n{{ {init} }}\n P0@cta 0,gpu 0,tid 1 ;\n{body}\nexists (x == 0)\n");
-        crate::parse(&src).map_err(|e| e.to_string())
-    }
-
-    fn addr_names(t: &Test) -> Vec<String> {
-        t.threads[0]
-            .code
-            .iter()
-            .filter_map(|s| match &s.instr {
-                Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => {
-                    Some(t.addr_name(*addr).to_string())
-                }
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn constants_names_and_offsets_resolve() {
-        let t = parse(
-            " mov.u64 %rd1, x ;\n st.u32 [%rd1], 1 ;\n add.s64 %rd2, %rd1, 8 ;\n st.u32 [%rd2+4], 2 ;\n mov.u32 %r1, %tid.x ;\n mul.wide.u32 %rd3, %r1, 4 ;\n add.s64 %rd4, %rd1, %rd3 ;\n ld.u32 %r2, [%rd4] ;",
-            "x=0;",
-        )
-        .unwrap();
-        assert_eq!(addr_names(&t), ["x", "x+12", "x+4"]);
-    }
-
-    #[test]
-    fn a_fake_dependency_keeps_the_address() {
-        let t = parse(
-            " ld.u32 %r1, [y] ;\n xor.b32 %r2, %r1, %r1 ;\n cvt.u64.u32 %rd2, %r2 ;\n mov.u64 %rd1, x ;\n add.s64 %rd3, %rd1, %rd2 ;\n st.u32 [%rd3], 1 ;",
-            "x=0; y=0;",
-        )
-        .unwrap();
-        assert_eq!(addr_names(&t), ["y", "x"]);
-        assert!(t.threads[0]
-            .code
-            .iter()
-            .any(|s| matches!(s.instr, Instr::AddrReg { .. })));
-    }
-
-    #[test]
-    fn a_loop_keeps_a_constant_address() {
-        let t = parse(
-            " mov.u64 %rd1, x ;\n L: ;\n ld.u32 %r1, [%rd1] ;\n setp.eq.u32 %p1, %r1, 0 ;\n @%p1 bra L ;",
-            "x=0;",
-        )
-        .unwrap();
-        assert_eq!(addr_names(&t), ["x"]);
-    }
-
-    #[test]
-    fn unresolvable_addresses_are_errors() {
-        let e = parse(" ld.u64 %rd1, [y] ;\n st.u32 [%rd1], 1 ;", "x=0; y=0;").unwrap_err();
-        assert!(
-            e.starts_with("5:9:") && e.contains("not one of at most 64 addresses"),
-            "{e}"
-        );
-        let e = parse(" st.u32 [%rd1], 1 ;", "x=0;").unwrap_err();
-        assert!(e.contains("the number 0"), "{e}");
-        // A choice between a location and a number is no location.
-        let e = parse(
-            " ld.u32 %r1, [x] ;\n mov.u64 %rd1, x ;\n setp.eq.u32 %p1, %r1, 0 ;\n @%p1 mov.u64 %rd1, 8 ;\n st.u32 [%rd1], 1 ;",
-            "x=0; y=0;",
-        )
-        .unwrap_err();
-        assert!(e.starts_with("8:9:") && e.contains("the number 8"), "{e}");
-    }
-
-    const CHOICE: &str = " ld.u32 %r1, [x] ;\n mov.u64 %rd1, x ;\n setp.eq.u32 %p1, %r1, 0 ;\n @%p1 mov.u64 %rd1, y ;\n st.u32 [%rd1+4], 1 ;\n ld.u32 %r2, [%rd1+4] ;";
-
-    #[test]
-    fn an_address_chosen_between_locations_is_a_dispatch() {
-        let t = parse(CHOICE, "x=0; y=0;").unwrap();
-        // The store and the load each become one access per location.
-        assert_eq!(addr_names(&t), ["x", "x+4", "y+4", "x+4", "y+4"]);
-        let code = &t.threads[0].code;
-        let bne = code
-            .iter()
-            .filter(|s| {
-                matches!(
-                    s.instr,
-                    Instr::Branch {
-                        cmp: crate::ir::CmpOp::Ne,
-                        b: crate::ir::Operand::Imm(_),
-                        ..
-                    }
-                )
-            })
-            .count();
-        assert!(bne >= 2, "{code:?}");
-        // Every access through the register keeps its address dependency.
-        let addr_regs = code
-            .iter()
-            .filter(|s| matches!(s.instr, Instr::AddrReg { .. }))
-            .count();
-        assert_eq!(addr_regs, 4);
-    }
-
-    #[test]
-    fn a_dispatch_reads_back_to_itself() {
-        let t = parse(CHOICE, "x=0; y=0;").unwrap();
-        let printed = crate::print(&t);
-        let again = crate::parse(&printed).unwrap_or_else(|e| panic!("{e}\n{printed}"));
-        assert_eq!(
-            again.threads[0].code.len(),
-            t.threads[0].code.len(),
-            "{printed}"
-        );
-        assert_eq!(addr_names(&again), addr_names(&t));
-    }
-
-    #[test]
-    fn an_array_walk_resolves_per_path() {
-        // Sum x[0..3] through a stepped register; the trip count is a constant.
-        let walk = " mov.u64 %rd1, x ;\n mov.u32 %r1, 3 ;\n L: ;\n ld.u32 %r2, [%rd1] ;\n add.s64 %rd1, %rd1, 4 ;\n add.s32 %r1, %r1, -1 ;\n setp.ne.s32 %p1, %r1, 0 ;\n @%p1 bra L ;";
-        let t = parse(walk, "x=0;").unwrap();
-        assert_eq!(addr_names(&t), ["x", "x+4", "x+8"]);
-        // Bounded by a value read from memory: no finite set of addresses.
-        let unbounded = walk.replace("mov.u32 %r1, 3", "ld.u32 %r1, [y]");
-        let e = parse(&unbounded, "x=0; y=0;").unwrap_err();
-        assert!(e.contains("not one of at most 64 addresses"), "{e}");
-    }
-
-    #[test]
-    fn code_the_placement_never_runs_needs_no_address() {
-        // tid is 1: the guarded-off path would compute `x - 4`, no location.
-        let t = parse(
-            " mov.u32 %r1, %tid.x ;\n setp.ne.u32 %p1, %r1, 0 ;\n mov.u64 %rd1, x ;\n @%p1 bra L ;\n add.s64 %rd1, %rd1, -4 ;\n st.u32 [%rd1], 1 ;\n L: ;\n st.u32 [%rd1], 2 ;",
-            "x=0;",
-        )
-        .unwrap();
-        assert_eq!(addr_names(&t), ["x"]);
-    }
-}
+mod tests;
