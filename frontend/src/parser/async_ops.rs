@@ -296,15 +296,6 @@ mod tests {
         crate::parser::parse_round_trip(&src)
     }
 
-    /// The unsupported constructs of a one-thread test running `code`, with their lines.
-    fn unsupported(code: &str) -> Vec<(String, u32)> {
-        parse(code)
-            .unsupported
-            .iter()
-            .map(|u| (u.construct.clone(), u.span.line))
-            .collect()
-    }
-
     /// The name and byte offset an address of `t` denotes.
     fn at(t: &Test, a: crate::ir::AddrId) -> (String, u32) {
         let (base, off) = match t.addresses[a.index()].kind {
