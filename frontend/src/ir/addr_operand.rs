@@ -36,29 +36,8 @@ impl AddrOperand {
 impl Instr {
     /// The address operand `which` of this instruction, if it has one.
     pub fn address(&self, which: AddrOperand) -> Option<AddrId> {
-        use AddrOperand::{Mbarrier, Source, Target};
-        match (self, which) {
-            (
-                Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. },
-                Target,
-            ) => Some(*addr),
-            (Instr::Async(a), _) => match (a, which) {
-                (AsyncInstr::Copy { dst, .. }, Target) => Some(*dst),
-                (AsyncInstr::Copy { src, .. }, Source) => Some(*src),
-                (AsyncInstr::Copy { mbar, .. }, Mbarrier) => *mbar,
-                (AsyncInstr::StAsync { addr, .. }, Target) => Some(*addr),
-                (
-                    AsyncInstr::StAsync { mbar, .. }
-                    | AsyncInstr::CpAsyncArrive { mbar, .. }
-                    | AsyncInstr::MbarrierInit { mbar, .. }
-                    | AsyncInstr::MbarrierUpdate { mbar, .. }
-                    | AsyncInstr::MbarrierWait { mbar, .. },
-                    Mbarrier,
-                ) => Some(*mbar),
-                _ => None,
-            },
-            _ => None,
-        }
+        // (One table of operands: [`Self::address_mut`]'s, on a copy.)
+        self.clone().address_mut(which).copied()
     }
 
     /// The address operand `which` of this instruction, to rewrite, if it

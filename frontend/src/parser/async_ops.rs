@@ -296,6 +296,22 @@ mod tests {
         crate::parser::parse_round_trip(&src)
     }
 
+    /// A name and offset, as [`at`] gives them.
+    fn n(s: &str, o: u32) -> (String, u32) {
+        (s.to_string(), o)
+    }
+
+    /// The target and mbarrier of each `st.async` of `t`, as [`at`] gives them.
+    fn st_async_operands(t: &Test) -> Vec<((String, u32), (String, u32))> {
+        instrs(t)
+            .iter()
+            .map(|i| match i {
+                AsyncInstr::StAsync { addr, mbar, .. } => (at(t, *addr), at(t, *mbar)),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
     /// The name and byte offset an address of `t` denotes.
     fn at(t: &Test, a: crate::ir::AddrId) -> (String, u32) {
         let (base, off) = match t.addresses[a.index()].kind {
@@ -333,7 +349,6 @@ mod tests {
         ));
         assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
         let a = instrs(&t);
-        let n = |s: &str, o: u32| (s.to_string(), o);
         let AsyncInstr::Copy { dst, src, mbar, .. } = a[0] else {
             panic!("{:?}", a[0])
         };
@@ -390,15 +405,10 @@ mod tests {
             " st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [s+8], {1, 2}, [bar+16] ;\n",
         );
         assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
-        let got: Vec<((String, u32), (String, u32))> = instrs(&t)
-            .iter()
-            .map(|i| match i {
-                AsyncInstr::StAsync { addr, mbar, .. } => (at(&t, *addr), at(&t, *mbar)),
-                other => panic!("{other:?}"),
-            })
-            .collect();
-        let n = |s: &str, o: u32| (s.to_string(), o);
-        assert_eq!(got, [(n("s", 8), n("bar", 16)), (n("s", 12), n("bar", 16))]);
+        assert_eq!(
+            st_async_operands(&t),
+            [(n("s", 8), n("bar", 16)), (n("s", 12), n("bar", 16))]
+        );
     }
 
     /// A named negative offset is before the location's start, in no
@@ -596,15 +606,10 @@ mod tests {
         let t = parse(
             " mov.u64 %rd1, s ;\n mov.u64 %rd2, bar ;\n st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%rd1+8], {1, 2}, [%rd2+16] ;\n",
         );
-        let got: Vec<((String, u32), (String, u32))> = instrs(&t)
-            .iter()
-            .map(|i| match i {
-                AsyncInstr::StAsync { addr, mbar, .. } => (at(&t, *addr), at(&t, *mbar)),
-                other => panic!("{other:?}"),
-            })
-            .collect();
-        let n = |s: &str, o: u32| (s.to_string(), o);
-        assert_eq!(got, [(n("s", 8), n("bar", 16)), (n("s", 12), n("bar", 16))]);
+        assert_eq!(
+            st_async_operands(&t),
+            [(n("s", 8), n("bar", 16)), (n("s", 12), n("bar", 16))]
+        );
     }
 
     /// The address operands of instructions without events (the tensormap

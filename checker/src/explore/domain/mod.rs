@@ -77,6 +77,19 @@ fn past(deadline: Option<Instant>, steps: usize) -> bool {
     steps & (CLOCK_EVERY - 1) == 0 && deadline.is_some_and(|d| Instant::now() >= d)
 }
 
+/// Counts one interpreter step of a fixed point allowed `max`: too many, or
+/// past `deadline`, ends it.
+fn step(steps: &mut usize, max: usize, deadline: Option<Instant>) -> Result<(), DomainError> {
+    *steps += 1;
+    if *steps > max {
+        return Err(DomainError::TooLarge);
+    }
+    if past(deadline, *steps) {
+        return Err(DomainError::Timeout);
+    }
+    Ok(())
+}
+
 mod chain;
 
 use chain::{Chain, Interner};
@@ -316,13 +329,7 @@ fn precise(
             let mut stack: Vec<Path> = vec![start];
             'paths: while let Some((mut st, mut prov, mut counts, mut written)) = stack.pop() {
                 loop {
-                    steps += 1;
-                    if steps > MAX_PRECISE_STEPS {
-                        return Err(DomainError::TooLarge);
-                    }
-                    if past(deadline, steps) {
-                        return Err(DomainError::Timeout);
-                    }
+                    step(&mut steps, MAX_PRECISE_STEPS, deadline)?;
                     let Next::Event(ev) = st.next(code) else {
                         fold_max(&mut max_writes[t], &counts);
                         break;
@@ -477,13 +484,7 @@ fn coarse(
             let mut stack = vec![start];
             while let Some((mut st, mut n_writes, mut counts, mut written)) = stack.pop() {
                 loop {
-                    steps += 1;
-                    if steps > MAX_STEPS {
-                        return Err(DomainError::TooLarge);
-                    }
-                    if past(deadline, steps) {
-                        return Err(DomainError::Timeout);
-                    }
+                    step(&mut steps, MAX_STEPS, deadline)?;
                     let Next::Event(ev) = st.next(code) else {
                         break;
                     };
