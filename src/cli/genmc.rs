@@ -58,7 +58,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 const HEAD: &str = "#include <assert.h>\n#include <stdatomic.h>\n#include <pthread.h>\n";
 
 /// `main` starting `threads` (each `t{i}`, or `t` for all when `same`),
-/// joining them, then `check` (an assertion or nothing).
+/// then, when there is a `check` (an assertion), joining them before it.
 fn main_fn(threads: usize, same: bool, check: &str) -> String {
     let mut s = format!("int main(void) {{\n\tpthread_t th[{threads}];\n");
     if same {
@@ -70,9 +70,16 @@ fn main_fn(threads: usize, same: bool, check: &str) -> String {
             s.push_str(&format!("\tpthread_create(&th[{i}], NULL, t{i}, NULL);\n"));
         }
     }
-    s.push_str(&format!(
-        "\tfor (int i = 0; i < {threads}; i++) pthread_join(th[i], NULL);\n{check}\treturn 0;\n}}\n"
-    ));
+    // A join is an event in GenMC's graph (it reads the thread's end), and
+    // ptxmc's graph has none: the anchors (`../shared/anchors/genmc/`) join
+    // only where an assertion needs the final state, and so do the mirrors.
+    // Joins that nothing needs cost GenMC up to 3.5x on sb-fence-sc-16.
+    if !check.is_empty() {
+        s.push_str(&format!(
+            "\tfor (int i = 0; i < {threads}; i++) pthread_join(th[i], NULL);\n"
+        ));
+    }
+    s.push_str(&format!("{check}\treturn 0;\n}}\n"));
     s
 }
 
@@ -402,15 +409,15 @@ mod tests {
         let sb = mirror("sb-fence-sc", 3).expect("sb");
         assert_eq!(sb.matches("memory_order_seq_cst").count(), 3);
         assert!(sb.contains("atomic_load_explicit(&x0,"), "the ring closes");
+        assert!(!sb.contains("pthread_join"), "no join that nothing needs");
         let cas = mirror("cas-lock", 3).expect("cas");
         assert!(cas.contains("atomic_compare_exchange_strong_explicit"));
         assert!(
             !cas.contains("atomic_exchange_explicit"),
             "no bounded exchange loop"
         );
-        assert!(mirror("ticket-lock", 4)
-            .expect("ticket")
-            .contains("assert(data == 4)"));
+        let ticket = mirror("ticket-lock", 4).expect("ticket");
+        assert!(ticket.contains("pthread_join") && ticket.contains("assert(data == 4)"));
         assert!(mirror("weak-writers", 2).is_none());
         assert!(mirror("mp-chain", 3).is_none());
     }
