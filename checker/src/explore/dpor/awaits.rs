@@ -123,7 +123,15 @@ impl Dpor<'_> {
     /// Whether the awaiting read `r` may still hang on a write of the graph
     /// ([`Self::hangs`]); without a later write for it, it must.
     pub(super) fn may_hang(&self, s: &State, r: EventId) -> bool {
-        !self.hangs(s, r).is_empty()
+        let Some(loc) = s.exec.event(r).loc() else {
+            return false;
+        };
+        s.exec.ids().any(|x| match s.exec.event(x).kind {
+            EventKind::Write { loc: l, value, .. } if l.phys == loc.phys => {
+                self.awaiting_fails(s, r, value) && may_stay_on(&s.exec, r, x)
+            }
+            _ => false,
+        })
     }
 
     /// No thread can go on and `r` awaits: it reads, in turn, each write of

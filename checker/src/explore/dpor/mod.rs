@@ -212,6 +212,15 @@ struct State {
     /// ([`ThreadState::save_into`]): a restore of a state not changed since
     /// it was saved copies nothing.
     saves: u64,
+    /// The graph was just found satisfiable ([`Dpor::satisfiable`]) by the
+    /// caller of [`Dpor::visit`], with the model's relations at hand (whose
+    /// base causality the answer read): `visit` need not ask again before
+    /// it extends the graph, if the relations are still at hand and its
+    /// consistency check could not have changed them (no barrier, at most
+    /// one `fence.sc`).
+    // invariant: set only right before a call of `visit` on the graph the
+    // answer is for; `visit` takes it at once.
+    satisfied: bool,
 }
 
 /// The model the explorer runs with: one type, so that every call to it is
@@ -579,6 +588,7 @@ impl<'a> Dpor<'a> {
             fence_hint: Vec::new(),
             spare_states: Vec::new(),
             saves: 0,
+            satisfied: false,
         };
         let mut w = Worker {
             out: out.fork(),
@@ -652,6 +662,7 @@ impl<'a> Dpor<'a> {
 
     /// [`Self::visit`] on the current stack segment.
     fn visit_here(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
+        let satisfied = std::mem::take(&mut s.satisfied);
         self.tick(w)?;
         let Some(t) = Self::schedule(s) else {
             if !s.waiting.is_empty() {
@@ -685,6 +696,10 @@ impl<'a> Dpor<'a> {
                     && (!self.consistent(s)
                         || (s.model.known()
                             && !(s.pending.is_empty() && s.waiting.is_empty())
+                            && !(satisfied && s.barriers == 0 && s.fences_sc < 2 && {
+                                debug_assert!(self.satisfiable(s), "found satisfiable before");
+                                true
+                            })
                             && !self.satisfiable(s)))
                 {
                     w.out.stats.pruned += 1;

@@ -95,6 +95,7 @@ impl Dpor<'_> {
         // order: its own (program order), and those found from the relations.
         let mut after_threads = 1u64 << rt;
         let mut out = 0u64;
+        let mut seen = 0u64;
         if rows {
             for (k, &word) in s.model.base_causality_row(r.index()).iter().enumerate() {
                 let mut bits = word;
@@ -105,9 +106,11 @@ impl Dpor<'_> {
                         continue;
                     };
                     let u = u.index();
-                    if out >> u & 1 == 1 || self.issues_async[u] {
+                    // (A thread's rule is asked once, at its first event.)
+                    if seen >> u & 1 == 1 || self.issues_async[u] {
                         continue;
                     }
+                    seen |= 1 << u;
                     after_threads |= 1 << u;
                     if same_way(u) {
                         out |= 1 << u;

@@ -169,6 +169,7 @@ impl<'a> Dpor<'a> {
             w.out.stats.pruned += 1;
             return Ok(());
         }
+        s.satisfied = s.model.known();
         let Some(t) = Self::schedule(s) else {
             return self.visit(s, w, check, parts);
         };

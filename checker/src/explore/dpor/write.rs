@@ -216,6 +216,7 @@ impl<'a> Dpor<'a> {
                     }
                     res = if this.satisfiable(s) && this.fair_so_far(s) {
                         s.states[t].clone_from(&node_state);
+                        s.satisfied = s.model.known();
                         this.visit(s, w, !(settled_write && mask == 0), parts)
                     } else {
                         w.out.stats.pruned += 1;
