@@ -97,6 +97,13 @@ pub(super) struct Builder {
     pub multimem_members: Vec<(AddrId, Vec<AddrId>)>,
     /// Register-held addresses still to resolve.
     pub pending_addrs: Vec<PendingAddr>,
+    /// The tensor maps of the initial state (`tmap @ tensormap g0, g1 box 8;`).
+    pub tensormaps: Vec<super::tensor::TensorMapDecl>,
+    /// The instance of a shared location in each CTA of the cluster, by
+    /// `%cluster_ctarank` (`s @ cluster s0, s1;`).
+    pub cluster_instances: Vec<(String, Vec<String>)>,
+    /// Both of the above as written back by the printer ([`Test::declarations`]).
+    pub declarations: Vec<String>,
 }
 
 impl Builder {
@@ -385,6 +392,7 @@ impl Builder {
             condition,
             unsupported,
             api: self.api,
+            declarations: self.declarations,
             symbols: Symbols {
                 addrs: self.addrs.into_names(),
                 regs,
