@@ -260,6 +260,12 @@ impl Builder {
             .is_some_and(|a| a.index() < self.n_declared)
     }
 
+    /// The register `name` of thread `t` (`%` prefix ignored), if it is
+    /// interned already (nothing is created).
+    pub fn reg_lookup(&self, t: usize, name: &str) -> Option<RegId> {
+        self.threads.get(t)?.regs.get(reg_key(name))
+    }
+
     /// The register `name` of thread `t` (`%` prefix ignored), interned on first use.
     /// `t` is a checked thread index (a column of the table, or from [`Self::cond_reg`]).
     pub fn reg(&mut self, t: usize, name: &str) -> RegId {

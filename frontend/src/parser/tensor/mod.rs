@@ -179,7 +179,7 @@ impl<'s> Parser<'s> {
         let mut ops = self.operands(span.line)?;
         self.resolve_specials(t, &mut ops)?;
         let c = Check { instr: text, span };
-        match self.tensor_plan(&c, &f, &ops)? {
+        match self.tensor_plan(t, &c, &f, &ops)? {
             Ok(plan) => self.emit_tensor_plan(t, span, plan)?,
             Err(reason) => {
                 let base = text.split('.').take(4).collect::<Vec<_>>().join(".");
@@ -190,7 +190,13 @@ impl<'s> Parser<'s> {
     }
 
     /// Checks the operands of `f` and plans its lowering.
-    fn tensor_plan(&self, c: &Check<'_>, f: &Form, ops: &[Operand<'s>]) -> PResult<Planned> {
+    fn tensor_plan(
+        &self,
+        t: usize,
+        c: &Check<'_>,
+        f: &Form,
+        ops: &[Operand<'s>],
+    ) -> PResult<Planned> {
         let modelled_mode = matches!(f.mode, Mode::Tile | Mode::Im2col);
         let (base, map_at) = match f.kind {
             Kind::Load { .. } => (3, Some(1)),
@@ -260,14 +266,11 @@ impl<'s> Parser<'s> {
                 )));
             };
             for (d, co) in coords.iter().enumerate() {
-                let v = match co.kind {
-                    OpKind::Int(v) => v,
-                    _ => {
-                        return Ok(Err(format!(
-                        "the coordinate `{}` is not a constant (ptxmc models constant coordinates)",
+                let Some(v) = self.constant_operand(t, co) else {
+                    return Ok(Err(format!(
+                        "the coordinate `{}` is not a constant (ptxmc models constant coordinates, or registers set from one on the straight-line code before)",
                         co.text
-                    )))
-                    }
+                    )));
                 };
                 match (d, v) {
                     (0, v) if (0..MAX_BYTES).contains(&v) => tile_at = v as u32,
@@ -353,7 +356,7 @@ impl<'s> Parser<'s> {
                     } else {
                         &ops[3 + im2col]
                     };
-                    match self.multicast_targets(c, mask_op, &dst, &mbar)? {
+                    match self.multicast_targets(t, c, mask_op, &dst, &mbar)? {
                         Ok(v) => v,
                         Err(reason) => return Ok(Err(reason)),
                     }
@@ -386,23 +389,24 @@ impl<'s> Parser<'s> {
     #[allow(clippy::type_complexity)]
     fn multicast_targets(
         &self,
+        t: usize,
         c: &Check<'_>,
         mask_op: &Operand<'_>,
         dst: &(String, u32),
         mbar: &(String, u32),
     ) -> PResult<Result<Vec<((String, u32), (String, u32))>, String>> {
-        let mask = match mask_op.kind {
-            OpKind::Int(m) if (1..1 << 16).contains(&m) => m,
-            OpKind::Int(_) => {
+        let mask = match self.constant_operand(t, mask_op) {
+            Some(m) if (1..1 << 16).contains(&m) => m,
+            Some(_) => {
                 return Err(c.bad(
                     "ctaMask",
                     "a 16-bit mask with at least one bit set",
                     mask_op,
                 ))
             }
-            _ => {
+            None => {
                 return Ok(Err(format!(
-                    "the ctaMask `{}` is not a constant (ptxmc models an immediate mask)",
+                    "the ctaMask `{}` is not a constant (ptxmc models an immediate mask, or a register set from one on the straight-line code before)",
                     mask_op.text
                 )))
             }
@@ -446,6 +450,20 @@ impl<'s> Parser<'s> {
             }
         }
         Ok(Ok(out))
+    }
+
+    /// The value of an integer operand of thread `t`: an immediate, or a
+    /// register that the straight-line code before sets from a constant
+    /// (as `bar.red`'s barrier id, `bar_red::constant_before`).
+    fn constant_operand(&self, t: usize, op: &Operand<'_>) -> Option<i64> {
+        match op.kind {
+            OpKind::Int(v) => Some(v),
+            OpKind::Name(n) => {
+                let r = self.b.reg_lookup(t, n)?;
+                super::bar_red::constant_before(&self.b.threads[t].code, r)
+            }
+            _ => None,
+        }
     }
 
     /// Emits `plan` into thread `t`: the map read, then the copies under a

@@ -226,3 +226,51 @@ fn malformed_forms_and_declarations_are_positioned_errors() {
     );
     assert!(e.contains("bit 1 of the ctaMask"), "{e}");
 }
+
+/// A coordinate or mask register that the straight-line code before sets
+/// from a constant is that constant: the manual's examples check once
+/// `tc0`/`tc1` are set; a register read from memory stays unsupported.
+#[test]
+fn registers_set_from_constants_are_constants() {
+    let t = parse(
+        "g=0; sMem0=0; sMem3=0; sMem4=0; mbar0=0; tensorMap0=0; tensorMap3=0; tensorMap4=0; tensorMap0 @ tensormap g; tensorMap3 @ tensormap g; tensorMap4 @ tensormap g; t0=0; t1=0; b0=0; b1=0; s @ cluster t0, t1; bar @ cluster b0, b1;",
+        concat!(
+            " mov.u32 tc0, 8 ;\n",
+            " mov.u32 tc1, 0 ;\n",
+            " mov.u16 %rs1, 2 ;\n",
+            " cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.tile  [sMem0], [tensorMap0, {tc0}], [mbar0];\n",
+            " cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tensorMap3, {tc0}], [sMem3];\n",
+            " cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [tensorMap4, {tc0, tc1}], [sMem4], policy;\n",
+            " cp.async.bulk.prefetch.tensor.1d.L2.global.tile  [tensorMap0, {tc0}];\n",
+            " cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [s], [g], 4, [bar], %rs1 ;\n",
+        ),
+    );
+    assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
+    assert_eq!(
+        copies(&t),
+        [
+            (n("sMem0", 0), n("g", 8), Some(n("mbar0", 0)), 4),
+            (n("g", 8), n("sMem3", 0), None, 4),
+            (n("g", 8), n("sMem4", 0), None, 4),
+            (n("t1", 0), n("g", 0), Some(n("b1", 0)), 4),
+        ]
+    );
+    let t = parse(
+        "g=0; tm=0; tm @ tensormap g;",
+        concat!(
+            " ld.global.u32 %r1, [g] ;\n",
+            " cp.async.bulk.prefetch.tensor.1d.L2.global [tm, {%r1}] ;\n",
+            " mov.u32 %r2, 0 ;\n",
+            " L: ;\n",
+            " cp.async.bulk.prefetch.tensor.1d.L2.global [tm, {%r2}] ;\n",
+        ),
+    );
+    assert_eq!(t.unsupported.len(), 2, "{:?}", t.unsupported);
+    assert!(t.unsupported[0]
+        .construct
+        .contains("`%r1` is not a constant"));
+    // A label: another path may join with another value.
+    assert!(t.unsupported[1]
+        .construct
+        .contains("`%r2` is not a constant"));
+}
