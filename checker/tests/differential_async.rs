@@ -250,8 +250,9 @@ fn coord(rng: &mut Rng, offsets: bool) -> usize {
 fn through_registers(rng: &mut Rng, lines: Vec<String>, rds: &mut usize) -> Vec<String> {
     let mut out = Vec::with_capacity(lines.len());
     for line in lines {
-        // The tensor family takes locations only (`[tm, {0}]`, `[mc]`).
-        if line.contains("tensor") || line.contains("multicast") {
+        // The tensor operand `[tm, {0}]` names its map, and a multicast
+        // copy finds its instances by name (`[mc]`, `[mb]`).
+        if line.contains("multicast") {
             out.push(line);
             continue;
         }
@@ -269,7 +270,7 @@ fn through_registers(rng: &mut Rng, lines: Vec<String>, rds: &mut usize) -> Vec<
                 Some((n, o)) => (n, o.parse::<i64>().unwrap_or(0)),
                 None => (inner, 0),
             };
-            if name.starts_with('%') || rng.below(2) == 0 {
+            if name.starts_with('%') || inner.contains(',') || rng.below(2) == 0 {
                 text += &format!("[{inner}]");
                 continue;
             }

@@ -30,12 +30,13 @@ mod form;
 #[cfg(test)]
 mod tests;
 
-use super::instr::Check;
+use super::instr::{Check, MemAddr};
 use super::operand::{OpKind, Operand};
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::ir::{
-    Access, AsyncInstr, CmpOp, Instr, Operand as Val, Proxy, RmwOp, Sem, Span, StateSpace,
+    Access, AddrOperand, AsyncInstr, CmpOp, Instr, Operand as Val, Proxy, RmwOp, Sem, Span,
+    StateSpace,
 };
 use crate::lexer::Tok;
 use form::{Form, Kind, Mode};
@@ -53,34 +54,37 @@ pub(super) struct TensorMapDecl {
 
 /// A byte of memory an operand names.
 #[derive(Clone, Debug)]
-enum Place {
+enum Place<'s> {
     /// A location and byte offset.
     At(String, u32),
     /// The tile at this byte of the tensor the map's value names.
     Tensor(u32),
+    /// A register-held address `[%rd+N]` (the operand), resolved as for
+    /// `cp.async.bulk` (`parser/addresses`).
+    Reg(Operand<'s>, &'s str, i64),
 }
 
 /// One copy of a lowering.
 #[derive(Clone, Debug)]
-struct CopyPlan {
-    dst: Place,
+struct CopyPlan<'s> {
+    dst: Place<'s>,
     dst_space: StateSpace,
-    src: Place,
+    src: Place<'s>,
     src_space: StateSpace,
     size: i64,
-    mbar: Option<(String, u32)>,
+    mbar: Option<Place<'s>>,
     reduce: Option<RmwOp>,
 }
 
 /// What an instruction of the family lowers to.
-struct Plan {
+struct Plan<'s> {
     /// The map read first, with the tensors of its values (tensor forms).
     map: Option<(String, Vec<String>)>,
-    copies: Vec<CopyPlan>,
+    copies: Vec<CopyPlan<'s>>,
 }
 
 /// `Err(reason)`: the form parses but ptxmc does not check it.
-type Planned = Result<Plan, String>;
+type Planned<'s> = Result<Plan<'s>, String>;
 
 impl<'s> Parser<'s> {
     /// `tmap @ tensormap g0, g1 {box B}` (after `tensormap`).
@@ -196,7 +200,7 @@ impl<'s> Parser<'s> {
         c: &Check<'_>,
         f: &Form,
         ops: &[Operand<'s>],
-    ) -> PResult<Planned> {
+    ) -> PResult<Planned<'s>> {
         let modelled_mode = matches!(f.mode, Mode::Tile | Mode::Im2col);
         let (base, map_at) = match f.kind {
             Kind::Load { .. } => (3, Some(1)),
@@ -293,18 +297,12 @@ impl<'s> Parser<'s> {
             tensors = Some((name.to_string(), decl.tensors.clone()));
             box_bytes = decl.box_bytes;
         }
-        let place = |op: &Operand<'_>| -> PResult<Result<(String, u32), String>> {
-            if let OpKind::Addr { name, .. } | OpKind::Name(name) = op.kind {
-                if name.starts_with('%') {
-                    return Ok(Err(format!(
-                        "the register-held address `{}` (write a location)",
-                        op.text
-                    )));
-                }
-            }
-            Ok(match c.addr(op)? {
-                Some((n, o)) => Ok((n.to_string(), o)),
-                None => Err("an address offset of 2^20 bytes or more".into()),
+        let place = |op: &Operand<'s>| -> PResult<Result<Place<'s>, String>> {
+            let too_far = || Err("an address offset of 2^20 bytes or more".into());
+            Ok(match c.mem_addr(op)? {
+                Some(MemAddr::Loc(n, o)) => Ok(Place::At(n.to_string(), o)),
+                Some(MemAddr::Reg(r, o)) => Ok(Place::Reg(op.clone(), r, o)),
+                None => too_far(),
             })
         };
         macro_rules! place {
@@ -318,11 +316,11 @@ impl<'s> Parser<'s> {
         let copies = match f.kind {
             Kind::Prefetch => Vec::new(),
             Kind::Store | Kind::Reduce(_) => {
-                let (s, so) = place!(&ops[1]);
+                let src = place!(&ops[1]);
                 vec![CopyPlan {
                     dst: Place::Tensor(tile_at),
                     dst_space: StateSpace::Global,
-                    src: Place::At(s, so),
+                    src,
                     src_space: StateSpace::Shared,
                     size: box_bytes,
                     mbar: None,
@@ -338,8 +336,7 @@ impl<'s> Parser<'s> {
                         OpKind::Int(i) if i > 0 => i,
                         _ => return Err(c.bad("size", "a positive integer", &ops[2])),
                     };
-                    let (s, so) = place!(&ops[1]);
-                    (Place::At(s, so), size, &ops[3])
+                    (place!(&ops[1]), size, &ops[3])
                 } else {
                     (Place::Tensor(tile_at), box_bytes, &ops[2])
                 };
@@ -356,8 +353,14 @@ impl<'s> Parser<'s> {
                     } else {
                         &ops[3 + im2col]
                     };
-                    match self.multicast_targets(t, c, mask_op, &dst, &mbar)? {
-                        Ok(v) => v,
+                    let (Place::At(d, dof), Place::At(m, mof)) = (dst, mbar) else {
+                        return Ok(Err("`.multicast::cluster` with a register-held destination or mbarrier (the instances in each CTA are found by name: write locations)".into()));
+                    };
+                    match self.multicast_targets(t, c, mask_op, &(d, dof), &(m, mof))? {
+                        Ok(v) => v
+                            .into_iter()
+                            .map(|((d, dof), (m, mof))| (Place::At(d, dof), Place::At(m, mof)))
+                            .collect(),
                         Err(reason) => return Ok(Err(reason)),
                     }
                 } else {
@@ -365,8 +368,8 @@ impl<'s> Parser<'s> {
                 };
                 targets
                     .into_iter()
-                    .map(|((d, dof), m)| CopyPlan {
-                        dst: Place::At(d, dof),
+                    .map(|(dst, m)| CopyPlan {
+                        dst,
                         dst_space,
                         src: src.clone(),
                         src_space: StateSpace::Global,
@@ -468,7 +471,7 @@ impl<'s> Parser<'s> {
 
     /// Emits `plan` into thread `t`: the map read, then the copies under a
     /// dispatch on its value.
-    fn emit_tensor_plan(&mut self, t: usize, span: Span, plan: Plan) -> PResult<()> {
+    fn emit_tensor_plan(&mut self, t: usize, span: Span, plan: Plan<'s>) -> PResult<()> {
         let Some((map, tensors)) = plan.map else {
             self.emit_copies(t, span, &plan.copies, None);
             return Ok(());
@@ -533,18 +536,33 @@ impl<'s> Parser<'s> {
         Ok(l)
     }
 
+    /// The address of `p` for the copy about to be pushed (a register-held
+    /// one leaves its `AddrReg` just before it, naming `which` operand).
+    fn place_addr(
+        &mut self,
+        t: usize,
+        p: &Place<'s>,
+        which: AddrOperand,
+        tensor: Option<&str>,
+    ) -> crate::ir::AddrId {
+        match p {
+            Place::At(n, o) => self.b.addr_at(n, *o),
+            // invariant: tensor places come with a map and its tensor.
+            Place::Tensor(o) => self.b.addr_at(tensor.unwrap_or_default(), *o),
+            Place::Reg(op, r, o) => self.intern_addr_as(t, MemAddr::Reg(r, *o), op, which, 1),
+        }
+    }
+
     /// The copies of a plan, the tile in `tensor`.
-    fn emit_copies(&mut self, t: usize, span: Span, copies: &[CopyPlan], tensor: Option<&str>) {
+    fn emit_copies(&mut self, t: usize, span: Span, copies: &[CopyPlan<'s>], tensor: Option<&str>) {
         for cp in copies {
-            let mut at = |p: &Place| match (p, tensor) {
-                (Place::At(n, o), _) => self.b.addr_at(n, *o),
-                (Place::Tensor(o), Some(g)) => self.b.addr_at(g, *o),
-                // invariant: tensor places come with a map and its tensor.
-                (Place::Tensor(o), None) => self.b.addr_at("", *o),
-            };
-            let dst = at(&cp.dst);
-            let src = at(&cp.src);
-            let mbar = cp.mbar.as_ref().map(|(n, o)| self.b.addr_at(n, *o));
+            // The operands in the order `cp.async.bulk` interns them.
+            let dst = self.place_addr(t, &cp.dst, AddrOperand::Target, tensor);
+            let src = self.place_addr(t, &cp.src, AddrOperand::Source, tensor);
+            let mbar = cp
+                .mbar
+                .as_ref()
+                .map(|m| self.place_addr(t, m, AddrOperand::Mbarrier, tensor));
             self.push(
                 t,
                 Instr::Async(AsyncInstr::Copy {

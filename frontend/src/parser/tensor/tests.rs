@@ -274,3 +274,60 @@ fn registers_set_from_constants_are_constants() {
         .construct
         .contains("`%r2` is not a constant"));
 }
+
+/// Register-held shared-memory and mbarrier operands resolve as on
+/// `cp.async.bulk`: the copies are those of the named form, each after its
+/// own `AddrReg`s; `.multicast::cluster` needs names.
+#[test]
+fn register_held_operands_resolve_as_on_bulk_copies() {
+    let init = "g=0; h=0; tm=0; tm @ tensormap g, h; s=0; bar=0;";
+    let named = parse(
+        init,
+        concat!(
+            " cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [s+8], [tm, {4}], [bar+8] ;\n",
+            " cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tm, {0}], [s+4] ;\n",
+        ),
+    );
+    let regs = parse(
+        init,
+        concat!(
+            " mov.u64 %rd1, s ;\n",
+            " mov.u64 %rd2, bar ;\n",
+            " cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%rd1+8], [tm, {4}], [%rd2+8] ;\n",
+            " cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tm, {0}], [%rd1+4] ;\n",
+        ),
+    );
+    assert!(regs.unsupported.is_empty(), "{:?}", regs.unsupported);
+    assert_eq!(copies(&regs), copies(&named));
+    assert_eq!(copies(&regs).len(), 4);
+    // Two `AddrReg`s before each load copy, one before each store copy.
+    let code = &regs.threads[0].code;
+    let before: Vec<usize> = code
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.instr, Instr::Async(AsyncInstr::Copy { .. })))
+        .map(|(i, _)| {
+            code[..i]
+                .iter()
+                .rev()
+                .take_while(|s| matches!(s.instr, Instr::AddrReg { .. }))
+                .count()
+        })
+        .collect();
+    assert_eq!(before, [2, 2, 1, 1]);
+    let t = parse(
+        "g=0; tm=0; tm @ tensormap g; t0=0; b0=0; s @ cluster t0; bar @ cluster b0;",
+        concat!(
+            " mov.u64 %rd1, t0 ;\n",
+            " cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%rd1], [tm, {0}], [bar], 1 ;\n",
+        ),
+    );
+    assert_eq!(t.unsupported.len(), 1);
+    assert!(
+        t.unsupported[0]
+            .construct
+            .contains("register-held destination"),
+        "{:?}",
+        t.unsupported
+    );
+}
