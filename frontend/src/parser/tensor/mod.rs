@@ -16,15 +16,17 @@
 //!    of the `box` bytes at byte `c0` of `g_k`, with its mbarrier
 //!    complete-tx or its bulk async-group as `cp.async.bulk` has.
 //!
-//! `.multicast::cluster` with an immediate `ctaMask` writes each CTA of the
+//! `.multicast::cluster` with a constant `ctaMask` writes each CTA of the
 //! mask: one copy per set bit `i`, into the instance of the destination in
 //! the CTA of `%cluster_ctarank` `i` and completing on that CTA's instance of
 //! the mbarrier, as declared by `s @ cluster s0, s1;`. The prefetch is the
 //! read of the map alone.
 //!
-//! Forms outside this (coordinates in registers, `.im2col`, modes such as
-//! `.tile::gather4`, a map without a declaration) parse and are reported
-//! unsupported with the reason.
+//! Coordinates and masks are immediates or registers that the straight-line
+//! code before sets from a constant; shared-memory and mbarrier operands may
+//! be register-held (not under multicast). Forms outside this (other
+//! registers, `.im2col`, modes such as `.tile::gather4`, a map without a
+//! declaration) parse and are reported unsupported with the reason.
 
 mod form;
 #[cfg(test)]
