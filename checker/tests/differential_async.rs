@@ -11,7 +11,11 @@
 //! and `[bar+8]`, 8.2), which the sizes lowering cuts into granules, copies
 //! and mbarriers included (half as many programs); a third holds about half
 //! of those addresses in registers (`[%rd]`, `[%rd+-8]`, some with an
-//! address dependency, 8.10.4; half as many programs).
+//! address dependency, 8.10.4; half as many programs). Every run draws the
+//! `cp.async.bulk.tensor` family through the tensor map `tm` (`tm @
+//! tensormap a, b`: a tensormap-proxy read, 8.6, dispatching to a bulk
+//! copy) and `.multicast::cluster` copies into the instances of `mc @
+//! cluster s, t1` with an immediate mask.
 
 use ptxmc_checker::{check, Options, Report, Status, Strategy};
 use std::time::Duration;
@@ -66,7 +70,7 @@ fn instruction(rng: &mut Rng, regs: &mut usize, offsets: bool) -> Vec<String> {
         *regs += 1;
         r
     };
-    let one = match rng.below(27) {
+    let one = match rng.below(31) {
         0 | 1 => format!(
             "st{}.global.u32 [{l1}], {v}",
             rng.pick(&["", ".relaxed.gpu", ".release.gpu", ".relaxed.cta"])
@@ -180,6 +184,40 @@ fn instruction(rng: &mut Rng, regs: &mut usize, offsets: bool) -> Vec<String> {
             ];
         }
         26 => format!("wgmma.wait_group.sync.aligned {}", rng.below(2)),
+        // The tensor family through the map `tm` (`tm @ tensormap a, b`):
+        // a tensormap-proxy read of `tm` dispatching to the bulk copy of
+        // the box at the coordinate (8.6, 8.9.1.1).
+        27 => format!(
+            "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.tile [{l1}], [tm, {{{}}}], [{bar}]",
+            coord(rng, offsets)
+        ),
+        28 => format!(
+            "{} [tm, {{{}}}], [{l2}]",
+            rng.pick(&[
+                "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group",
+                "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group",
+            ]),
+            coord(rng, offsets)
+        ),
+        29 => rng
+            .pick(&[
+                "st.global.u32 [tm], 1",
+                "st.relaxed.gpu.global.u32 [tm], 0",
+                "fence.proxy.tensormap::generic.acquire.gpu [tm], 128",
+                "fence.proxy.tensormap::generic.release.gpu",
+                "cp.async.bulk.prefetch.tensor.1d.L2.global [tm, {0}]",
+            ])
+            .to_string(),
+        // `.multicast::cluster` into the instances of `mc @ cluster s, t1`
+        // completing on those of `mb @ cluster bar, b1`.
+        30 => {
+            let mask = 1 + rng.below(3);
+            if rng.below(2) == 0 {
+                format!("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [mc], [tm, {{0}}], [mb], {mask}")
+            } else {
+                format!("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [mc], [{l2}], 4, [mb], {mask}")
+            }
+        }
         _ => {
             // A wait loop on the mbarrier (a spin loop: it blocks, 8.9.4).
             let p = reg();
@@ -193,6 +231,16 @@ fn instruction(rng: &mut Rng, regs: &mut usize, offsets: bool) -> Vec<String> {
     vec![one]
 }
 
+/// A tensor coordinate: the box at byte 0, or also at byte 4 when
+/// `offsets`.
+fn coord(rng: &mut Rng, offsets: bool) -> usize {
+    if offsets {
+        4 * rng.below(2)
+    } else {
+        0
+    }
+}
+
 /// `lines` with about half of their bracketed locations (`[x]`, `[x+N]`)
 /// held in registers, as compiled code addresses them: a `mov.u64 %rdK, x`
 /// before the line, sometimes moved past `x` (`add.s64`) so that the operand
@@ -202,6 +250,12 @@ fn instruction(rng: &mut Rng, regs: &mut usize, offsets: bool) -> Vec<String> {
 fn through_registers(rng: &mut Rng, lines: Vec<String>, rds: &mut usize) -> Vec<String> {
     let mut out = Vec::with_capacity(lines.len());
     for line in lines {
+        // The tensor operand `[tm, {0}]` names its map, and a multicast
+        // copy finds its instances by name (`[mc]`, `[mb]`).
+        if line.contains("multicast") {
+            out.push(line);
+            continue;
+        }
         let mut pre = Vec::new();
         let mut text = String::new();
         let mut rest = line.as_str();
@@ -216,7 +270,7 @@ fn through_registers(rng: &mut Rng, lines: Vec<String>, rds: &mut usize) -> Vec<
                 Some((n, o)) => (n, o.parse::<i64>().unwrap_or(0)),
                 None => (inner, 0),
             };
-            if name.starts_with('%') || rng.below(2) == 0 {
+            if name.starts_with('%') || inner.contains(',') || rng.below(2) == 0 {
                 text += &format!("[{inner}]");
                 continue;
             }
@@ -279,7 +333,9 @@ fn program_in(seed: u64, offsets: bool, regs_addr: bool) -> String {
         first_regs.push((regs > 0).then(|| format!("P{t}:r0")));
     }
     let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
-    let mut text = String::from("PTX gen\n{\na=0;\nb=1;\ns=2;\nbar=0;\n}\n");
+    let mut text = String::from(
+        "PTX gen\n{\na=0;\nb=1;\ns=2;\nbar=0;\ntm=0;\nt1=0;\nb1=0;\ntm @ tensormap a, b;\nmc @ cluster s, t1;\nmb @ cluster bar, b1;\n}\n",
+    );
     for r in 0..rows {
         let cells: Vec<String> = cols
             .iter()
@@ -406,6 +462,7 @@ fn agree_on(n: u64, seed0: u64, offsets: bool) {
 
 fn agree_in(n: u64, seed0: u64, offsets: bool, regs_addr: bool) {
     let (mut agree, mut limits, mut asyncs, mut undefined) = (0u64, 0u64, 0u64, 0u64);
+    let mut tensors = 0u64;
     let mut failures = Vec::new();
     for i in 0..n {
         let text = program_in(seed0 + i, offsets, regs_addr);
@@ -420,6 +477,9 @@ fn agree_in(n: u64, seed0: u64, offsets: bool, regs_addr: bool) {
         );
         if text.contains("async") || text.contains("mbarrier") {
             asyncs += 1;
+        }
+        if text.contains("tensor.1d") || text.contains("multicast::") || text.contains("[tm]") {
+            tensors += 1;
         }
         let d = run(&test, Strategy::Dpor);
         let b = run(&test, Strategy::Brute);
@@ -459,8 +519,8 @@ fn agree_in(n: u64, seed0: u64, offsets: bool, regs_addr: bool) {
         }
     }
     println!(
-        "async differential{}{}: {n} programs ({asyncs} with asynchronous operations or mbarriers): \
-         {agree} agree ({undefined} of them undefined), {limits} skipped at the time limit, {} diverge",
+        "async differential{}{}: {n} programs ({asyncs} with asynchronous operations or mbarriers, \
+         {tensors} with the tensor family or multicast): {agree} agree ({undefined} of them undefined), {limits} skipped at the time limit, {} diverge",
         if offsets { " with offsets" } else { "" },
         if regs_addr { " through registers" } else { "" },
         failures.len()

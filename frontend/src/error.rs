@@ -308,6 +308,10 @@ pub enum ParseErrorKind {
     /// A `kernel` or `stream` declaration that does not fit the test (8.9.4).
     #[error("{0}")]
     BadApi(String),
+    /// A `tmap @ tensormap ...` or `s @ cluster ...` declaration that does
+    /// not fit the test (`cp.async.bulk.tensor`, `.multicast::cluster`).
+    #[error("{0}")]
+    BadDeclaration(String),
     /// A `%name` (a register) where a location is needed.
     #[error("`{0}` is a register, not a memory location")]
     RegisterAsLocation(String),

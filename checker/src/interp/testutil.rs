@@ -154,6 +154,7 @@ pub(crate) fn test_placed(n_locs: u32, threads: Vec<(u32, Vec<Instr>)>) -> Test 
             prop: Prop::True,
         },
         unsupported: Vec::new(),
+        declarations: Vec::new(),
         api: Default::default(),
         symbols: Symbols {
             addrs: (0..n_locs).map(|i| format!("x{i}")).collect(),

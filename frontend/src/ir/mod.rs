@@ -712,6 +712,12 @@ pub struct Test {
     pub api: Api,
     /// Names of the interned ids.
     pub symbols: Symbols,
+    /// Initial-state declarations that only the parser reads
+    /// (`tmap @ tensormap g0, g1 box 8;`, `s @ cluster s0, s1;`): the
+    /// instructions that name them are lowered when parsed, and the printer
+    /// writes them back so that the ones reported unsupported read back the
+    /// same.
+    pub declarations: Vec<String>,
 }
 
 impl Test {

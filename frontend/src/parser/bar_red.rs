@@ -29,7 +29,8 @@ use super::operand::{OpKind, Operand as Op};
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::ir::{
-    Access, BarrierKind, BinOp, CmpOp, Instr, Operand, Proxy, RegId, Sem, Span, StateSpace, Stmt,
+    Access, AsyncInstr, BarrierKind, BinOp, CmpOp, Instr, Operand, Proxy, RegId, Sem, Span,
+    StateSpace, Stmt,
 };
 
 /// The reduction of a `bar.red`.
@@ -67,7 +68,7 @@ impl BarId {
 /// its value); `None` when a label (another path may join), an instruction
 /// that writes `r` otherwise, or one whose register effects this scan does
 /// not follow comes first.
-fn constant_before(code: &[Stmt], r: RegId) -> Option<i64> {
+pub(super) fn constant_before(code: &[Stmt], r: RegId) -> Option<i64> {
     for s in code.iter().rev() {
         match &s.instr {
             Instr::Mov { dst, src } if *dst == r => {
@@ -87,7 +88,11 @@ fn constant_before(code: &[Stmt], r: RegId) -> Option<i64> {
             | Instr::Fence { .. }
             | Instr::Barrier { .. }
             | Instr::Branch { .. }
-            | Instr::Goto(_) => {}
+            | Instr::Goto(_)
+            | Instr::AddrReg { .. }
+            | Instr::Async(
+                AsyncInstr::Copy { .. } | AsyncInstr::Commit { .. } | AsyncInstr::Wait { .. },
+            ) => {}
             _ => return None,
         }
     }

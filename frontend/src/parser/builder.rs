@@ -97,6 +97,13 @@ pub(super) struct Builder {
     pub multimem_members: Vec<(AddrId, Vec<AddrId>)>,
     /// Register-held addresses still to resolve.
     pub pending_addrs: Vec<PendingAddr>,
+    /// The tensor maps of the initial state (`tmap @ tensormap g0, g1 box 8;`).
+    pub tensormaps: Vec<super::tensor::TensorMapDecl>,
+    /// The instance of a shared location in each CTA of the cluster, by
+    /// `%cluster_ctarank` (`s @ cluster s0, s1;`).
+    pub cluster_instances: Vec<(String, Vec<String>)>,
+    /// Both of the above as written back by the printer ([`Test::declarations`]).
+    pub declarations: Vec<String>,
 }
 
 impl Builder {
@@ -253,6 +260,12 @@ impl Builder {
             .is_some_and(|a| a.index() < self.n_declared)
     }
 
+    /// The register `name` of thread `t` (`%` prefix ignored), if it is
+    /// interned already (nothing is created).
+    pub fn reg_lookup(&self, t: usize, name: &str) -> Option<RegId> {
+        self.threads.get(t)?.regs.get(reg_key(name))
+    }
+
     /// The register `name` of thread `t` (`%` prefix ignored), interned on first use.
     /// `t` is a checked thread index (a column of the table, or from [`Self::cond_reg`]).
     pub fn reg(&mut self, t: usize, name: &str) -> RegId {
@@ -385,6 +398,7 @@ impl Builder {
             condition,
             unsupported,
             api: self.api,
+            declarations: self.declarations,
             symbols: Symbols {
                 addrs: self.addrs.into_names(),
                 regs,

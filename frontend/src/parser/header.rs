@@ -123,6 +123,16 @@ impl<'s> Parser<'s> {
                     self.b.declare_multimem(name, first.span)?;
                     return self.multimem_members(name);
                 }
+                let aliases = self.peek_at(1);
+                let aliases = aliases.tok == Tok::Ident && self.text(aliases) == "aliases";
+                if self.at_word("tensormap") && !aliases {
+                    self.bump();
+                    return self.tensormap_decl(name, first.span);
+                }
+                if self.at_word("cluster") {
+                    self.bump();
+                    return self.cluster_decl(name, first.span);
+                }
                 let (word, wspan) =
                     self.ident("a proxy (`generic`, `surface`, `texture` or `constant`)")?;
                 let proxy = alias_proxy(word).ok_or_else(|| {

@@ -86,6 +86,9 @@ impl<'s> Parser<'s> {
         if self.multimem_instruction(t, text, first.span)? {
             return Ok(());
         }
+        if self.tensor_instruction(t, text, first.span, start)? {
+            return Ok(());
+        }
         if self.bar_red_instruction(t, text, first.span)? {
             return Ok(());
         }

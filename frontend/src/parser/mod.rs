@@ -19,6 +19,7 @@ mod ptx_bits;
 mod ptx_forms;
 pub(crate) mod special;
 mod st_async;
+mod tensor;
 mod threads;
 mod unordered;
 mod wgmma;

@@ -14,6 +14,12 @@ pub(super) enum OpKind<'s> {
     Name(&'s str),
     /// `[name]`, or `[name+N]` / `[name-N]` with `offset` the signed `N` (0 for `[name]`).
     Addr { name: &'s str, offset: i64 },
+    /// `[name, {c0, c1, ...}]`: a tensor map and the coordinates of a tile
+    /// (the `cp.async.bulk.tensor` family).
+    TensorAddr {
+        name: &'s str,
+        coords: Vec<Operand<'s>>,
+    },
     /// `{a, b, ...}`.
     Vector(Vec<Operand<'s>>),
     /// `!p` (a negated predicate).
@@ -75,8 +81,21 @@ impl<'s> Parser<'s> {
                     self.bump();
                     offset = self.integer("an integer offset")?.0.saturating_mul(sign);
                 }
-                self.expect(Tok::RBracket, "`]` to close the address")?;
-                OpKind::Addr { name, offset }
+                if sign.is_none() && self.at(Tok::Comma) {
+                    // `[tensorMap, {c0, ...}]`.
+                    self.bump();
+                    if !self.at(Tok::LBrace) {
+                        return Err(self.expected("`{` to open the tensor coordinates"));
+                    }
+                    let OpKind::Vector(coords) = self.operand(true)?.kind else {
+                        return Err(self.expected("the tensor coordinates"));
+                    };
+                    self.expect(Tok::RBracket, "`]` to close the tensor address")?;
+                    OpKind::TensorAddr { name, coords }
+                } else {
+                    self.expect(Tok::RBracket, "`]` to close the address")?;
+                    OpKind::Addr { name, offset }
+                }
             }
             Tok::LBrace if vector_ok => {
                 self.bump();

@@ -326,11 +326,12 @@ fn condition_finds_percent_registers() {
 
 #[test]
 fn unsupported_constructs_are_listed() {
-    let t = one("vote.sync.all.pred %p2, 1, %p1\n@%p1 st.weak x, 1\nst.weak [x+1048576], 1\ncp.async.bulk.tensor.1d.shared::cluster.global [x], [x]");
+    let t = one("vote.sync.all.pred %p2, 1, %p1\n@%p1 st.weak x, 1\nst.weak [x+1048576], 1\ncp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [x], [x, {%r1}], [x]");
+    // The family's reasons follow its name after `: `.
     let names: Vec<(&str, u32)> = t
         .unsupported
         .iter()
-        .map(|u| (u.construct.as_str(), u.span.line))
+        .map(|u| (u.construct.split(": ").next().unwrap_or(""), u.span.line))
         .collect();
     assert_eq!(
         names,
@@ -722,7 +723,7 @@ fn predicated_branches_and_unsupported_async_forms() {
     let i = instrs("L:\n@%p bra L\n@!%p bra.uni L");
     assert!(matches!(i[1], Instr::Branch { cmp: CmpOp::Ne, .. }));
     assert!(matches!(i[2], Instr::Branch { cmp: CmpOp::Eq, .. }));
-    let t = one("@%p st.global.u32 [x], 1\ncp.async.bulk.tensor.2d.shared::cluster.global [x], [x]\nld.global.nc.u32 %r0, [x]\ncp.async.bulk.prefetch.tensor.1d.L2.global [x]");
+    let t = one("@%p st.global.u32 [x], 1\ncp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.tile::gather4 [x], [x, {0, 0, 0, 0, 0}], [x]\nld.global.nc.u32 %r0, [x]\ncp.async.bulk.prefetch.tensor.1d.L2.global [x, {%r1}]");
     let names: Vec<&str> = t.unsupported.iter().map(|u| u.construct.as_str()).collect();
     assert_eq!(names.len(), 2, "{names:?}");
     assert_eq!(

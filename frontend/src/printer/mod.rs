@@ -38,6 +38,9 @@ pub(crate) fn print(t: &Test) -> String {
             AddrKind::Offset(..) => Ok(()),
         };
     }
+    for d in &t.declarations {
+        let _ = writeln!(out, "{d};");
+    }
     for k in &t.api.kernels {
         let threads: Vec<String> = k
             .threads

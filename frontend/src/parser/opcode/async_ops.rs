@@ -120,6 +120,8 @@ pub(super) fn cp(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                 }
                 return a(AsyncShape::CpAsyncArrive { noinc });
             }
+            // `parser/tensor` takes the tensor forms and `parser/hopper` the
+            // prefetch before these tables; what reaches here is neither.
             ["bulk", "tensor", ..] | ["bulk", "prefetch", ..] => return unsupported(m),
             _ => {}
         }
@@ -145,6 +147,8 @@ pub(super) fn cp(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
             mbar = true;
         } else if w == "bulk_group" || w == "cg" || is_hint(w) || type_bytes(w).is_some() {
         } else if w.starts_with("multicast::") || w.starts_with("cp_mask") {
+            // `.multicast::cluster` copies are `parser/tensor`'s; other
+            // multicast and `.cp_mask` forms are not modelled.
             return unsupported(m);
         } else if let Some(o) = memory_rmw_op(w) {
             if !reduce {
