@@ -49,7 +49,8 @@
 //!   predicated instructions `@p ...`, negative offsets `[x-4]`, ...) parse into
 //!   [`ir::Instr::Unsupported`] holding the instruction's text, and are listed
 //!   with their position in [`ir::Test::unsupported`].
-//! - **Byte offsets**: `[x+N]` (`0 <= N < 2^20`) is the address `N` bytes after
+//! - **Byte offsets**: `[x+N]` (`0 <= N < 2^31`, the 32-bit signed immediate of an
+//!   address operand, PTX ISA 6.4.1) is the address `N` bytes after
 //!   `x` (8.2), interned as the name `x+N` with [`ir::AddrKind::Offset`]; it
 //!   shares `x`'s physical and virtual address ids (the checker splits bytes).
 //!   Typed vector accesses address consecutive elements (8.2.4).

@@ -569,13 +569,17 @@ pub struct Address {
 /// The integer a register holds for the address of a declared name
 /// (`mov.u64 %rd1, x`): address `a` is `(a + 1) * 2^32`, and `[%rd1+N]`
 /// adds the byte offset `N` (below [`MAX_ADDR_OFFSET`]). Only the mapping
-/// back to a location matters: the values are opaque otherwise.
+/// back to a location matters: the values are opaque otherwise. The low
+/// 32 bits hold the offset: `0..2^31` are bytes after the address, the
+/// upper half of that range bytes before the next one (a negative offset).
 pub fn address_value(a: AddrId) -> i64 {
     (a.0 as i64 + 1) << 32
 }
 
-/// Offsets from a register-held address must stay below this (as `[x+N]`).
-pub const MAX_ADDR_OFFSET: i64 = 1 << 20;
+/// Byte offsets from an address stay below this: `[x+N]` and `[%rd1+N]`
+/// take `N` as a 32-bit signed immediate (PTX ISA 6.4.1, "Addresses as
+/// Operands"), so a location's bytes are numbered `0..2^31`.
+pub const MAX_ADDR_OFFSET: i64 = 1 << 31;
 
 /// The declared address and byte offset an integer denotes, if it denotes
 /// one ([`address_value`]).

@@ -88,10 +88,7 @@ impl<'s> Parser<'s> {
             } => {
                 let [d, a] = c.exactly::<2>(&ops, "2 operands")?;
                 let dsts = packed_regs(&c, d, access.vector)?;
-                let Some(addr) = c.mem_addr(a)? else {
-                    self.unsupported(t, start, "address offset".into(), span);
-                    return Ok(true);
-                };
+                let addr = c.mem_addr(a)?;
                 let regs: Vec<_> = temps.iter().map(|r| self.b.reg(t, r)).collect();
                 let addr = self.intern_addr(t, addr, a);
                 self.push(
@@ -131,10 +128,7 @@ impl<'s> Parser<'s> {
                 ..
             } => {
                 let [a, v] = c.exactly::<2>(&ops, "2 operands")?;
-                let Some(addr) = c.mem_addr(a)? else {
-                    self.unsupported(t, start, "address offset".into(), span);
-                    return Ok(true);
-                };
+                let addr = c.mem_addr(a)?;
                 let values = packed_values(&c, v, access.vector)?;
                 let addr = self.intern_addr(t, addr, a);
                 let mut src = Vec::new();

@@ -31,7 +31,6 @@ impl<'s> Parser<'s> {
         t: usize,
         text: &str,
         span: Span,
-        start: usize,
     ) -> PResult<bool> {
         let mut parts = text.split('.');
         if parts.next() != Some("st") {
@@ -85,10 +84,7 @@ impl<'s> Parser<'s> {
                 return Err(c.bad("source", want, v));
             }
         };
-        let (Some(at), Some(mb)) = (c.mem_addr(a)?, c.mem_addr(m)?) else {
-            self.unsupported(t, start, "address offset".into(), span);
-            return Ok(true);
-        };
+        let (at, mb) = (c.mem_addr(a)?, c.mem_addr(m)?);
         for (k, value) in values.into_iter().enumerate() {
             let elem_off = u32::from(access.bytes) * k as u32;
             let at_k = match at {
