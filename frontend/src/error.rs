@@ -319,6 +319,10 @@ pub enum ParseErrorKind {
         /// Why.
         reason: String,
     },
+    /// A `.local` or `.param` location used where its state space does not
+    /// allow (issue 17, `docs/model-notes.md`).
+    #[error("{0}")]
+    BadSpaceUse(String),
     /// An address offset `[x+N]` outside the 32-bit signed immediate that a
     /// PTX address operand holds (PTX ISA 6.4.1).
     #[error("the offset {offset} of the address `{text}` is out of range: an address offset is a 32-bit signed immediate (at most 2147483647 bytes after a location's start)")]

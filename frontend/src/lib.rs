@@ -60,6 +60,11 @@
 //!   forms of `multimem.{st,red,ld_reduce}` on it parse into one `st`/`red`/
 //!   `ld` per location (`ld_reduce` adds register arithmetic on `%__mmN_i`).
 //!   Other `multimem.*` forms are unsupported.
+//! - **`.local` and `.param`**: `l @ local = V;` in the initial state declares
+//!   `.local` memory, one copy per thread ([`ir::AddrKind::LocalCopy`], each
+//!   initially `V`), reached by `ld.local`/`st.local` or a generic access
+//!   through `cvta.local`; `p @ param = V;` a read-only kernel parameter read by
+//!   `ld.param` (`parser/spaces.rs`, `docs/model-notes.md`).
 //! - **Kernels and streams** (8.9.4, API synchronization), in the initial
 //!   state: `kernel K0 = P0, P1;` and `stream S0 = K0, record E, K1;` /
 //!   `stream S1 = wait E, K2;` fill [`ir::Test::api`]; `kernel`/`stream`

@@ -122,7 +122,17 @@ impl Parser<'_> {
                     t.span,
                 ));
             }
-            members.push(self.b.addr(member));
+            let a = self.b.addr(member);
+            if let Some(k @ (AddrKind::Local | AddrKind::Param)) = self.b.address_kind(a) {
+                return Err(ParseError::new(
+                    ParseErrorKind::BadSpaceUse(format!(
+                        "the multimem address `{name}` cannot point to `{member}`, which is {}",
+                        super::builder::space_words(k)
+                    )),
+                    t.span,
+                ));
+            }
+            members.push(a);
             if !self.at(Tok::Comma) {
                 break;
             }
