@@ -1,7 +1,7 @@
 //! Differential testing of the explorers on random programs with the
 //! constructs of issue 7 part B: byte-addressed accesses of mixed sizes
 //! (`.u16` to `.u64`, `[x+N]` also 2^20 and 2^31 - 8 bytes in, `.v2` vectors,
-//! 8.2, 8.2.4), mixed-size data
+//! packed `.f16x2` also `.mmio` and `.v4`, 8.2, 8.2.4, 8.2.5), mixed-size data
 //! races (8.7.2, status `undefined`), multimem addresses and `multimem.st`/
 //! `red`/`ld_reduce` (8.2.3), kernels and
 //! streams (8.9.4, API synchronization), `.volatile` and `.mmio` (8.4).
@@ -83,6 +83,7 @@ fn instruction(
     regs: &mut usize,
     multimem: bool,
     base: usize,
+    packed: bool,
 ) -> Vec<String> {
     let reg = |regs: &mut usize| {
         *regs += 1;
@@ -101,6 +102,39 @@ fn instruction(
             let (a, ty, _) = access(rng, base);
             let r = reg(regs);
             vec![format!("ld.global{}.{ty} {r}, {a}", load_sem(rng))]
+        }
+        53..=60 if packed && rng.chance(40) => {
+            // Packed halves (8.2.5): `.mmio` ones and `.v4` vectors of
+            // them are scalar halves; release/acquire ones are unordered.
+            let (sem, v4) = match rng.below(4) {
+                0 => (".mmio.relaxed.sys", false),
+                1 => (".release.gpu", true),
+                2 => (".acquire.gpu", true),
+                _ => ("", true),
+            };
+            // Sixteen bytes from the window at 2^31 - 8 would pass the
+            // offsets an address holds (the halves' are a parse error).
+            let v4 = v4 && base < (1 << 31) - 16;
+            let a = at(base, 4 * rng.below(2));
+            let store = rng.chance(50) && sem != ".acquire.gpu";
+            let load_sem = if sem == ".release.gpu" { "" } else { sem };
+            match (store, v4) {
+                (true, false) => vec![format!("st.global{sem}.f16x2 {a}, 0x{:04x}0001", t + 1)],
+                (false, false) => vec![format!("ld.global{load_sem}.f16x2 {}, {a}", reg(regs))],
+                (true, true) => vec![format!(
+                    "st.global{sem}.v4.f16x2 {}, {{1, 0x00010002, {}, 3}}",
+                    at(base, 0),
+                    t + 1
+                )],
+                (false, true) => {
+                    let r: Vec<String> = (0..4).map(|_| reg(regs)).collect();
+                    vec![format!(
+                        "ld.global{load_sem}.v4.f16x2 {{{}}}, {}",
+                        r.join(", "),
+                        at(base, 0)
+                    )]
+                }
+            }
         }
         53..=60 => {
             let a = at(base, 4 * rng.below(2));
@@ -210,7 +244,14 @@ fn generate(seed: u64) -> String {
         let mut regs = 0usize;
         let mut code = Vec::new();
         for _ in 0..rng.range(1, 3) {
-            code.extend(instruction(&mut rng, t, &mut regs, multimem, window(seed)));
+            code.extend(instruction(
+                &mut rng,
+                t,
+                &mut regs,
+                multimem,
+                window(seed),
+                seed % 3 == 1,
+            ));
         }
         code.push(format!("END{t}:"));
         cols.push(code);
@@ -309,10 +350,13 @@ fn random_sized_programs_agree() {
     }
     let uses = |pat: &str| texts.iter().filter(|t| t.contains(pat)).count();
     println!(
-        "sizes: {n} programs: {tally:?}; with [x+N] {} (2^20 in {}, 2^31 - 8 in {}), .v2 {}, multimem {} (instructions {}), kernels {}, volatile {}, mmio {}",
+        "sizes: {n} programs: {tally:?}; with [x+N] {} (2^20 in {}, 2^31 - 8 in {}), packed {} (.v4 {}, mmio {}), .v2 {}, multimem {} (instructions {}), kernels {}, volatile {}, mmio {}",
         uses("[x+"),
         uses("[x+10485"),
         uses("[x+21474836"),
+        uses("f16x2"),
+        uses(".v4.f16x2"),
+        uses(".mmio.relaxed.sys.f16x2"),
         uses(".v2."),
         uses("multimem"),
         uses("multimem."),
@@ -325,6 +369,7 @@ fn random_sized_programs_agree() {
     }
     assert!(failures.is_empty(), "{} programs diverge", failures.len());
     assert!(uses("[x+10485") > 0 && uses("[x+21474836") > 0 || n < 10);
+    assert!(uses(".v4.f16x2") > 0 && uses(".mmio.relaxed.sys.f16x2") > 0 || n < 30);
     // The generator must reach the new verdicts, not only refusals.
     assert!(
         tally.get("undefined").copied().unwrap_or(0) > 0,

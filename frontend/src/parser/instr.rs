@@ -89,7 +89,7 @@ impl<'s> Parser<'s> {
         if self.bar_red_instruction(t, text, first.span)? {
             return Ok(());
         }
-        if self.packed_instruction(t, text, first.span, start)? {
+        if self.packed_instruction(t, text, first.span)? {
             return Ok(());
         }
         if self.st_async_vector_instruction(t, text, first.span)? {
@@ -642,7 +642,7 @@ impl Check<'_> {
 }
 
 /// The error for an address offset that no PTX address operand can hold.
-fn offset_out_of_range(op: &Operand<'_>, offset: i64) -> ParseError {
+pub(super) fn offset_out_of_range(op: &Operand<'_>, offset: i64) -> ParseError {
     ParseError::new(
         ParseErrorKind::AddressOffsetOutOfRange {
             text: op.text.into(),
