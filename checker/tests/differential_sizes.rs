@@ -184,7 +184,14 @@ fn instruction(
         }
         _ if multimem => {
             let r = reg(regs);
-            match rng.below(5) {
+            match rng.below(7) {
+                // `multimem.st` of floating-point types stores bits (8.2.4,
+                // 8.2.5: one scalar store per element or half, per location).
+                5 => vec![format!(
+                    "multimem.st.release.gpu.global.v2.f32 [mm], {{1, {}}}",
+                    t + 1
+                )],
+                6 => vec!["multimem.st.relaxed.sys.global.f16x2 [mm], 0x00020001".into()],
                 0 => vec![format!("ld.global.u32 {r}, [m]")],
                 1 => vec![format!(
                     "multimem.st.relaxed.sys.global.u32 [mm], {}",

@@ -58,8 +58,10 @@
 //!   address (8.2.3), [`ir::AddrKind::Multimem`]; `mc @ multimem x, y;` also
 //!   names the locations it points to, and the integer `.weak`/`.relaxed`
 //!   forms of `multimem.{st,red,ld_reduce}` on it parse into one `st`/`red`/
-//!   `ld` per location (`ld_reduce` adds register arithmetic on `%__mmN_i`).
-//!   Other `multimem.*` forms are unsupported.
+//!   `ld` per location (`ld_reduce` adds register arithmetic on `%__mmN_i`);
+//!   `multimem.st` of a floating-point type (also `.v2`/`.v4`/`.v8`) stores the
+//!   bits, a scalar store per element or half per location. Floating-point
+//!   reductions and other `multimem.*` forms are unsupported.
 //! - **`.local` and `.param`**: `l @ local = V;` in the initial state declares
 //!   `.local` memory, one copy per thread ([`ir::AddrKind::LocalCopy`], each
 //!   initially `V`), reached by `ld.local`/`st.local` or a generic access

@@ -124,7 +124,7 @@ impl<'s> Parser<'s> {
     }
 
     /// Skips the operands of an unsupported instruction: up to `|`, `;` or the end of the line.
-    fn skip_raw(&mut self) -> PResult<()> {
+    pub(super) fn skip_raw(&mut self) -> PResult<()> {
         loop {
             let t = self.peek();
             match t.tok {
