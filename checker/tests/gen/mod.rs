@@ -24,6 +24,9 @@
 //! - in about 3 programs in 100, a backward loop: a side-effect-free spin
 //!   loop `LC: ld r, x; bne r, 1, LC`, or a CAS lock loop (which has a write,
 //!   so it is unrolled up to the bound);
+//! - under [`Profile::LOCAL`], a `.local` location `l @ local = V` (one copy
+//!   per thread, PTX ISA 5.1.5) with 1–4 `st.local`/`ld.local` accesses at
+//!   random places;
 //! - a final condition `exists` / `~exists` / `forall` over 1–3 atoms on
 //!   registers and memory, with `/\`, `\/` and `~`; sometimes a
 //!   `locations [...]` list or a `filter`.
