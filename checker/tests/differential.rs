@@ -397,6 +397,12 @@ fn random_bar_red_programs_agree() {
     random_agree(&gen::Profile::BAR_RED, DEFAULT_CASES / 4, 2_000_000);
 }
 
+/// Programs with a `.local` location (one copy per thread, PTX ISA 5.1.5).
+#[test]
+fn random_local_programs_agree() {
+    random_agree(&gen::Profile::LOCAL, DEFAULT_CASES / 4, 4_000_000);
+}
+
 /// `cases` random programs of `profile` from seed `seed0` (or
 /// `PTXMC_DIFF_CASES` from `PTXMC_DIFF_SEED`), each explored by both
 /// explorers; with `PTXMC_DIFF_WRITE=DIR`, their texts are also written there

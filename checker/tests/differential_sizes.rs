@@ -1,6 +1,7 @@
 //! Differential testing of the explorers on random programs with the
 //! constructs of issue 7 part B: byte-addressed accesses of mixed sizes
-//! (`.u16` to `.u64`, `[x+N]`, `.v2` vectors, 8.2, 8.2.4), mixed-size data
+//! (`.u16` to `.u64`, `[x+N]` also 2^20 and 2^31 - 8 bytes in, `.v2` vectors,
+//! packed `.f16x2` also `.mmio` and `.v4`, 8.2, 8.2.4, 8.2.5), mixed-size data
 //! races (8.7.2, status `undefined`), multimem addresses and `multimem.st`/
 //! `red`/`ld_reduce` (8.2.3), kernels and
 //! streams (8.9.4, API synchronization), `.volatile` and `.mmio` (8.4).
@@ -28,16 +29,31 @@ const DEFAULT_CASES: usize = if cfg!(debug_assertions) { 40 } else { 1000 };
 
 const SCOPES: [&str; 3] = ["cta", "gpu", "sys"];
 
-/// One memory access of `x` (8 bytes, accessed by sizes 2, 4 and 8 at aligned offsets).
-fn access(rng: &mut Rng) -> (String, &'static str, usize) {
+/// The address `off` bytes into the 8-byte window at `base` of `x`.
+fn at(base: usize, off: usize) -> String {
+    match base + off {
+        0 => "[x]".to_string(),
+        n => format!("[x+{n}]"),
+    }
+}
+
+/// The start of a program's 8-byte window in `x`: byte 0 mostly, sometimes
+/// far in (2^20, or the last 8 bytes an address offset reaches, 2^31 - 8:
+/// PTX ISA 6.4.1), drawn from the seed so that the draws stay as they were.
+fn window(seed: u64) -> usize {
+    match seed % 10 {
+        7 => 1 << 20,
+        9 => (1 << 31) - 8,
+        _ => 0,
+    }
+}
+
+/// One memory access of `x` (8 bytes from `base`, accessed by sizes 2, 4 and
+/// 8 at aligned offsets).
+fn access(rng: &mut Rng, base: usize) -> (String, &'static str, usize) {
     let (ty, size) = rng.pick(&[("u16", 2usize), ("u32", 4), ("u32", 4), ("u64", 8)]);
     let off = size * rng.below(8 / size);
-    let addr = if off == 0 {
-        "[x]".to_string()
-    } else {
-        format!("[x+{off}]")
-    };
-    (addr, ty, size)
+    (at(base, off), ty, size)
 }
 
 fn load_sem(rng: &mut Rng) -> String {
@@ -61,14 +77,21 @@ fn store_sem(rng: &mut Rng) -> String {
 }
 
 /// One instruction of thread `t`; `regs` counts the registers used so far.
-fn instruction(rng: &mut Rng, t: usize, regs: &mut usize, multimem: bool) -> Vec<String> {
+fn instruction(
+    rng: &mut Rng,
+    t: usize,
+    regs: &mut usize,
+    multimem: bool,
+    base: usize,
+    packed: bool,
+) -> Vec<String> {
     let reg = |regs: &mut usize| {
         *regs += 1;
         format!("%r{}", *regs - 1)
     };
     match rng.below(100) {
         0..=27 => {
-            let (a, ty, _) = access(rng);
+            let (a, ty, _) = access(rng, base);
             vec![format!(
                 "st.global{}.{ty} {a}, {}",
                 store_sem(rng),
@@ -76,17 +99,45 @@ fn instruction(rng: &mut Rng, t: usize, regs: &mut usize, multimem: bool) -> Vec
             )]
         }
         28..=52 => {
-            let (a, ty, _) = access(rng);
+            let (a, ty, _) = access(rng, base);
             let r = reg(regs);
             vec![format!("ld.global{}.{ty} {r}, {a}", load_sem(rng))]
         }
-        53..=60 => {
-            let off = 4 * rng.below(2);
-            let a = if off == 0 {
-                "[x]".into()
-            } else {
-                format!("[x+{off}]")
+        53..=60 if packed && rng.chance(40) => {
+            // Packed halves (8.2.5): `.mmio` ones and `.v4` vectors of
+            // them are scalar halves; release/acquire ones are unordered.
+            let (sem, v4) = match rng.below(4) {
+                0 => (".mmio.relaxed.sys", false),
+                1 => (".release.gpu", true),
+                2 => (".acquire.gpu", true),
+                _ => ("", true),
             };
+            // Sixteen bytes from the window at 2^31 - 8 would pass the
+            // offsets an address holds (the halves' are a parse error).
+            let v4 = v4 && base < (1 << 31) - 16;
+            let a = at(base, 4 * rng.below(2));
+            let store = rng.chance(50) && sem != ".acquire.gpu";
+            let load_sem = if sem == ".release.gpu" { "" } else { sem };
+            match (store, v4) {
+                (true, false) => vec![format!("st.global{sem}.f16x2 {a}, 0x{:04x}0001", t + 1)],
+                (false, false) => vec![format!("ld.global{load_sem}.f16x2 {}, {a}", reg(regs))],
+                (true, true) => vec![format!(
+                    "st.global{sem}.v4.f16x2 {}, {{1, 0x00010002, {}, 3}}",
+                    at(base, 0),
+                    t + 1
+                )],
+                (false, true) => {
+                    let r: Vec<String> = (0..4).map(|_| reg(regs)).collect();
+                    vec![format!(
+                        "ld.global{load_sem}.v4.f16x2 {{{}}}, {}",
+                        r.join(", "),
+                        at(base, 0)
+                    )]
+                }
+            }
+        }
+        53..=60 => {
+            let a = at(base, 4 * rng.below(2));
             let sem = rng.pick(&["", ".volatile", ".relaxed.gpu"]);
             if rng.chance(50) {
                 vec![format!("st.global{sem}.v2.u16 {a}, {{1, {}}}", t + 2)]
@@ -96,7 +147,7 @@ fn instruction(rng: &mut Rng, t: usize, regs: &mut usize, multimem: bool) -> Vec
             }
         }
         61..=72 => {
-            let (a, _, size) = access(rng);
+            let (a, _, size) = access(rng, base);
             let op = rng.pick(&["or", "xor", "exch", "add"]);
             let ty = match (op, size) {
                 ("add", 2) => "u16",
@@ -133,7 +184,14 @@ fn instruction(rng: &mut Rng, t: usize, regs: &mut usize, multimem: bool) -> Vec
         }
         _ if multimem => {
             let r = reg(regs);
-            match rng.below(5) {
+            match rng.below(7) {
+                // `multimem.st` of floating-point types stores bits (8.2.4,
+                // 8.2.5: one scalar store per element or half, per location).
+                5 => vec![format!(
+                    "multimem.st.release.gpu.global.v2.f32 [mm], {{1, {}}}",
+                    t + 1
+                )],
+                6 => vec!["multimem.st.relaxed.sys.global.f16x2 [mm], 0x00020001".into()],
                 0 => vec![format!("ld.global.u32 {r}, [m]")],
                 1 => vec![format!(
                     "multimem.st.relaxed.sys.global.u32 [mm], {}",
@@ -193,7 +251,14 @@ fn generate(seed: u64) -> String {
         let mut regs = 0usize;
         let mut code = Vec::new();
         for _ in 0..rng.range(1, 3) {
-            code.extend(instruction(&mut rng, t, &mut regs, multimem));
+            code.extend(instruction(
+                &mut rng,
+                t,
+                &mut regs,
+                multimem,
+                window(seed),
+                seed % 3 == 1,
+            ));
         }
         code.push(format!("END{t}:"));
         cols.push(code);
@@ -292,8 +357,13 @@ fn random_sized_programs_agree() {
     }
     let uses = |pat: &str| texts.iter().filter(|t| t.contains(pat)).count();
     println!(
-        "sizes: {n} programs: {tally:?}; with [x+N] {}, .v2 {}, multimem {} (instructions {}), kernels {}, volatile {}, mmio {}",
+        "sizes: {n} programs: {tally:?}; with [x+N] {} (2^20 in {}, 2^31 - 8 in {}), packed {} (.v4 {}, mmio {}), .v2 {}, multimem {} (instructions {}), kernels {}, volatile {}, mmio {}",
         uses("[x+"),
+        uses("[x+10485"),
+        uses("[x+21474836"),
+        uses("f16x2"),
+        uses(".v4.f16x2"),
+        uses(".mmio.relaxed.sys.f16x2"),
         uses(".v2."),
         uses("multimem"),
         uses("multimem."),
@@ -305,6 +375,8 @@ fn random_sized_programs_agree() {
         println!("FAILURE {f}");
     }
     assert!(failures.is_empty(), "{} programs diverge", failures.len());
+    assert!(uses("[x+10485") > 0 && uses("[x+21474836") > 0 || n < 10);
+    assert!(uses(".v4.f16x2") > 0 && uses(".mmio.relaxed.sys.f16x2") > 0 || n < 30);
     // The generator must reach the new verdicts, not only refusals.
     assert!(
         tally.get("undefined").copied().unwrap_or(0) > 0,

@@ -323,6 +323,19 @@ pub enum ParseErrorKind {
         /// Why.
         reason: String,
     },
+    /// A `.local` or `.param` location used where its state space does not
+    /// allow (issue 17, `docs/model-notes.md`).
+    #[error("{0}")]
+    BadSpaceUse(String),
+    /// An address offset `[x+N]` outside the 32-bit signed immediate that a
+    /// PTX address operand holds (PTX ISA 6.4.1).
+    #[error("the offset {offset} of the address `{text}` is out of range: an address offset is a 32-bit signed immediate (at most 2147483647 bytes after a location's start)")]
+    AddressOffsetOutOfRange {
+        /// The address as written.
+        text: String,
+        /// The offset.
+        offset: i64,
+    },
     /// A special register (`%tid.x`) that the thread's placement does not define.
     #[error("`{reg}` is not defined by the placement of P{thread}: {hint}")]
     UndefinedSpecialRegister {

@@ -49,7 +49,8 @@
 //!   predicated instructions `@p ...`, negative offsets `[x-4]`, ...) parse into
 //!   [`ir::Instr::Unsupported`] holding the instruction's text, and are listed
 //!   with their position in [`ir::Test::unsupported`].
-//! - **Byte offsets**: `[x+N]` (`0 <= N < 2^20`) is the address `N` bytes after
+//! - **Byte offsets**: `[x+N]` (`0 <= N < 2^31`, the 32-bit signed immediate of an
+//!   address operand, PTX ISA 6.4.1) is the address `N` bytes after
 //!   `x` (8.2), interned as the name `x+N` with [`ir::AddrKind::Offset`]; it
 //!   shares `x`'s physical and virtual address ids (the checker splits bytes).
 //!   Typed vector accesses address consecutive elements (8.2.4).
@@ -57,8 +58,15 @@
 //!   address (8.2.3), [`ir::AddrKind::Multimem`]; `mc @ multimem x, y;` also
 //!   names the locations it points to, and the integer `.weak`/`.relaxed`
 //!   forms of `multimem.{st,red,ld_reduce}` on it parse into one `st`/`red`/
-//!   `ld` per location (`ld_reduce` adds register arithmetic on `%__mmN_i`).
-//!   Other `multimem.*` forms are unsupported.
+//!   `ld` per location (`ld_reduce` adds register arithmetic on `%__mmN_i`);
+//!   `multimem.st` of a floating-point type (also `.v2`/`.v4`/`.v8`) stores the
+//!   bits, a scalar store per element or half per location. Floating-point
+//!   reductions and other `multimem.*` forms are unsupported.
+//! - **`.local` and `.param`**: `l @ local = V;` in the initial state declares
+//!   `.local` memory, one copy per thread ([`ir::AddrKind::LocalCopy`], each
+//!   initially `V`), reached by `ld.local`/`st.local` or a generic access
+//!   through `cvta.local`; `p @ param = V;` a read-only kernel parameter read by
+//!   `ld.param` (`parser/spaces.rs`, `docs/model-notes.md`).
 //! - **Kernels and streams** (8.9.4, API synchronization), in the initial
 //!   state: `kernel K0 = P0, P1;` and `stream S0 = K0, record E, K1;` /
 //!   `stream S1 = wait E, K2;` fill [`ir::Test::api`]; `kernel`/`stream`

@@ -131,10 +131,12 @@ pub fn issues_async(code: &[ptxmc_frontend::ir::Stmt]) -> bool {
 /// is identical to that of ld.relaxed.shared.cluster, since no thread outside
 /// the same cluster can execute an operation that accesses the same memory
 /// location": a strong access (`ld`, `st`, `atom`, `red`) to shared memory has at
-/// most `.cluster` scope.
+/// most `.cluster` scope. (A `.local` location is one thread's copy and a
+/// `.param` one is never written: no other thread's operation could be
+/// morally strong with theirs whatever the scope, which stays as written.)
 pub(crate) fn shared_scope(space: StateSpace, scope: Option<Scope>) -> Option<Scope> {
     match space {
         StateSpace::Shared | StateSpace::SharedCluster => scope.map(|s| s.min(Scope::Cluster)),
-        StateSpace::Global | StateSpace::Const => scope,
+        StateSpace::Global | StateSpace::Const | StateSpace::Local | StateSpace::Param => scope,
     }
 }

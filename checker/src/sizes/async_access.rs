@@ -28,7 +28,8 @@ pub(super) const MBARRIER_BYTES: u32 = 8;
 /// Bytes of the largest scalar operation (8.2.4): copies are cut here.
 const SCALAR_BYTES: u32 = 8;
 
-/// Copies of more bytes than this are not cut (as offsets of `ld`/`st`).
+/// Copies of more bytes than this are not cut (a bulk copy of 2^20 bytes is
+/// already far past what a litmus test enumerates).
 const MAX_COPY: u32 = 1 << 20;
 
 /// What an access of an asynchronous instruction is.

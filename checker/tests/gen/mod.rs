@@ -24,6 +24,9 @@
 //! - in about 3 programs in 100, a backward loop: a side-effect-free spin
 //!   loop `LC: ld r, x; bne r, 1, LC`, or a CAS lock loop (which has a write,
 //!   so it is unrolled up to the bound);
+//! - under [`Profile::LOCAL`], a `.local` location `l @ local = V` (one copy
+//!   per thread, PTX ISA 5.1.5) with 1–4 `st.local`/`ld.local` accesses at
+//!   random places;
 //! - a final condition `exists` / `~exists` / `forall` over 1–3 atoms on
 //!   registers and memory, with `/\`, `\/` and `~`; sometimes a
 //!   `locations [...]` list or a `filter`.
@@ -434,6 +437,10 @@ pub struct Profile {
     /// A `bar.red.{popc,and,or}` (8.9.4 item 2) in threads of one CTA; 0
     /// leaves the other profiles' programs as they were.
     pub bar_red: usize,
+    /// A `.local` location `l` (one copy per thread, PTX ISA 5.1.5) that
+    /// some threads store to and load from with `st.local`/`ld.local`; 0
+    /// leaves the other profiles' programs as they were.
+    pub local: usize,
 }
 
 impl Profile {
@@ -445,6 +452,7 @@ impl Profile {
         surface_alias: 10,
         fence_sc: 0,
         bar_red: 0,
+        local: 0,
     };
     /// The rare features made common, to hunt bugs in them.
     pub const RARE: Profile = Profile {
@@ -454,6 +462,7 @@ impl Profile {
         surface_alias: 35,
         fence_sc: 0,
         bar_red: 0,
+        local: 0,
     };
     /// The default mix with 3-5 more `fence.sc` in every program.
     pub const FENCE_SC: Profile = Profile {
@@ -463,6 +472,7 @@ impl Profile {
         surface_alias: 10,
         fence_sc: 100,
         bar_red: 0,
+        local: 0,
     };
     /// The default mix with a `bar.red` in most programs.
     pub const BAR_RED: Profile = Profile {
@@ -472,6 +482,17 @@ impl Profile {
         surface_alias: 10,
         fence_sc: 0,
         bar_red: 80,
+        local: 0,
+    };
+    /// The default mix with a `.local` location in most programs.
+    pub const LOCAL: Profile = Profile {
+        loops: 3,
+        barriers: 10,
+        generic_alias: 12,
+        surface_alias: 10,
+        fence_sc: 0,
+        bar_red: 0,
+        local: 80,
     };
 }
 
@@ -551,6 +572,13 @@ pub fn generate_with(seed: u64, profile: &Profile) -> String {
     if profile.bar_red > 0 && rng.chance(profile.bar_red) {
         add_bar_red(&mut rng, &mut threads);
     }
+    let local = profile.local > 0 && rng.chance(profile.local);
+    let local_init = if local {
+        add_local(&mut rng, &mut threads);
+        rng.range(0, 2)
+    } else {
+        0
+    };
 
     let mut out = String::new();
     let _ = writeln!(out, "PTX diff-{seed}");
@@ -559,6 +587,9 @@ pub fn generate_with(seed: u64, profile: &Profile) -> String {
     for &loc in &LOCS[..locs] {
         let v = if rng.chance(10) { 1 } else { 0 };
         let _ = writeln!(out, "{loc}={v};");
+    }
+    if local {
+        let _ = writeln!(out, "l @ local = {local_init};");
     }
     if mem.generic_alias {
         out.push_str("a @ generic aliases x;\n");
@@ -632,5 +663,29 @@ pub fn write_columns(out: &mut String, mut columns: Vec<Vec<String>>) {
             .map(|(c, &w)| format!(" {:<w$} ", c[row]))
             .collect();
         let _ = writeln!(out, "{};", cells.join("|"));
+    }
+}
+
+/// 1-4 accesses of the `.local` location `l` at random places of random
+/// threads: `st.local` of a value, `ld.local` into a fresh register. Each
+/// thread reaches its own copy (PTX ISA 5.1.5), so these never communicate
+/// between threads.
+fn add_local(rng: &mut Rng, threads: &mut [Thread]) {
+    for _ in 0..rng.range(1, 4) {
+        let n = threads.len();
+        let th = &mut threads[rng.below(n)];
+        let at = rng.below(th.cells.len() + 1);
+        let sem = match rng.below(3) {
+            0 => String::new(),
+            _ => format!(".relaxed.{}", rng.pick(SCOPES)),
+        };
+        let cell = if rng.chance(50) {
+            let v = value(rng, th);
+            format!("st{sem}.local.u32 [l], {v}")
+        } else {
+            let r = th.fresh_reg();
+            format!("ld{sem}.local.u32 r{r}, [l]")
+        };
+        th.cells.insert(at, Cell::Instr(cell));
     }
 }

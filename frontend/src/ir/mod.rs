@@ -158,6 +158,13 @@ pub enum StateSpace {
     SharedCluster,
     /// `.const`.
     Const,
+    /// `.local`: memory private to each thread (PTX ISA 5.1.5); the
+    /// location named must be declared `l @ local` (each thread's access is
+    /// to its own copy, [`AddrKind::LocalCopy`]).
+    Local,
+    /// `.param` / `.param::entry`: a kernel parameter, read-only (PTX ISA
+    /// 5.1.6.1), declared `p @ param`.
+    Param,
 }
 
 /// Access size and vector width of a memory instruction (8.2, 8.2.4).
@@ -553,6 +560,20 @@ pub enum AddrKind {
     /// location of its own that only `multimem.*` operations may access; any
     /// other access makes the behaviour undefined.
     Multimem,
+    /// `l @ local = V` in the initial state: `.local` memory, private to
+    /// each thread (PTX ISA 5.1.5; 8.2: a byte's address is unique "relative
+    /// to all threads that have access to the same state space", and only
+    /// its thread has access to a thread's local memory). No access is to
+    /// this address itself: each thread's is to its own copy.
+    Local,
+    /// Thread `t`'s copy of the `.local` location `l` (an address of kind
+    /// [`AddrKind::Local`]): a location of its own, initially `l`'s value
+    /// (8.2.6), which only `t` accesses. The printer writes `l`.
+    LocalCopy(AddrId, ThreadId),
+    /// `p @ param = V` in the initial state: a kernel parameter holding
+    /// the launch value `V`. Kernel parameters are read-only (PTX ISA
+    /// 5.1.6.1): every access is a load, reading the initial value.
+    Param,
 }
 
 /// A declared address name.
@@ -569,13 +590,17 @@ pub struct Address {
 /// The integer a register holds for the address of a declared name
 /// (`mov.u64 %rd1, x`): address `a` is `(a + 1) * 2^32`, and `[%rd1+N]`
 /// adds the byte offset `N` (below [`MAX_ADDR_OFFSET`]). Only the mapping
-/// back to a location matters: the values are opaque otherwise.
+/// back to a location matters: the values are opaque otherwise. The low
+/// 32 bits hold the offset: `0..2^31` are bytes after the address, the
+/// upper half of that range bytes before the next one (a negative offset).
 pub fn address_value(a: AddrId) -> i64 {
     (a.0 as i64 + 1) << 32
 }
 
-/// Offsets from a register-held address must stay below this (as `[x+N]`).
-pub const MAX_ADDR_OFFSET: i64 = 1 << 20;
+/// Byte offsets from an address stay below this: `[x+N]` and `[%rd1+N]`
+/// take `N` as a 32-bit signed immediate (PTX ISA 6.4.1, "Addresses as
+/// Operands"), so a location's bytes are numbered `0..2^31`.
+pub const MAX_ADDR_OFFSET: i64 = 1 << 31;
 
 /// The declared address and byte offset an integer denotes, if it denotes
 /// one ([`address_value`]).

@@ -103,8 +103,11 @@ spelled!(StateSpace, "state space", [
     Shared => "shared",
     SharedCluster => "shared::cluster",
     Const => "const",
+    Local => "local",
+    Param => "param",
 ], also [
     "shared::cta" => Shared,
+    "param::entry" => Param,
 ]);
 
 spelled!(RmwOp, "atomic operation", [

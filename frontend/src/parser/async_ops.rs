@@ -87,15 +87,12 @@ impl<'s> Parser<'s> {
         // cuts `x` where the copies and mbarriers at its offsets need it
         // (`checker/src/sizes/async_access.rs`). `[%r+N]`: a register-held
         // address, resolved as for `ld`/`st` (`parser/addresses`). Offsets
-        // of 2^20 or more stay unsupported, as for `ld`/`st`. Every address
-        // operand is checked before any is interned, so that an unsupported
-        // one leaves no `AddrReg` behind.
+        // outside the 32-bit signed immediate are errors, as for `ld`/`st`.
+        // Every address operand is checked before any is interned, so that an
+        // error leaves no `AddrReg` behind.
         macro_rules! check {
             ($op:expr) => {
-                match c.mem_addr($op)? {
-                    Some(a) => a,
-                    None => return Ok(Lowered::Unsupported("address offset".into())),
-                }
+                c.mem_addr($op)?
             };
         }
         macro_rules! mbar {
@@ -628,16 +625,18 @@ mod tests {
             .any(|s| matches!(s.instr, Instr::AddrReg { .. })));
     }
 
-    /// An unsupported offset on a later operand leaves no `AddrReg` of the
-    /// earlier ones behind.
+    /// Offsets of 2^20 bytes and more are bytes of the location (a 32-bit
+    /// signed immediate, PTX ISA 6.4.1); past that range, a later operand is
+    /// an error at its position.
     #[test]
-    fn an_unsupported_operand_leaves_no_addr_reg() {
+    fn large_offsets_on_copy_operands() {
         let t = parse(" mov.u64 %rd1, s ;\n cp.async.ca.shared.global [%rd1], [g+1048576], 4 ;\n");
-        assert_eq!(t.unsupported.len(), 1);
-        assert!(!t.threads[0]
-            .code
-            .iter()
-            .any(|s| matches!(s.instr, Instr::AddrReg { .. })));
+        assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
+        assert!(t.symbols.addrs.iter().any(|a| a == "g+1048576"));
+        let src = "PTX p { g=0; s=0; }\n P0@cta 0,gpu 0 ;\n mov.u64 %rd1, s ;\n cp.async.ca.shared.global [%rd1], [g+2147483648], 4 ;\nexists (s == 0)";
+        let e = crate::parse(src).expect_err("out of range");
+        assert_eq!((e.span.line, e.span.col), (4, 36), "{e}");
+        assert!(e.to_string().contains("32-bit signed immediate"), "{e}");
     }
 
     /// A malformed address stays a positioned error.

@@ -139,6 +139,43 @@ impl Builder {
         Ok(())
     }
 
+    /// `name @ local = value` or `name @ param = value` in the initial
+    /// state (`kind` [`AddrKind::Local`] or [`AddrKind::Param`]).
+    pub fn declare_space(
+        &mut self,
+        name: &str,
+        kind: AddrKind,
+        value: i64,
+        span: Span,
+    ) -> Result<(), ParseError> {
+        self.declare_location(name, value, span)?;
+        // invariant: `declare_location` just pushed the address.
+        if let Some(a) = self.addresses.last_mut() {
+            a.kind = kind;
+        }
+        Ok(())
+    }
+
+    /// Thread `t`'s copy of the `.local` location `l` (named `l@P<t>`, a
+    /// name no source can write), made on first use with `l`'s initial
+    /// value (8.2.6).
+    pub fn local_copy(&mut self, l: AddrId, t: usize) -> AddrId {
+        let name = format!("{}@P{t}", self.addrs.name(l));
+        if let Some(a) = self.addrs.get(&name) {
+            return a;
+        }
+        let value = self
+            .addresses
+            .get(l.index())
+            .and_then(|a| self.init_mem.get(a.phys.index()))
+            .copied()
+            .unwrap_or(0);
+        let a = self.root(&name, value);
+        // invariant: `root` just pushed the address `a`.
+        self.addresses[a.index()].kind = AddrKind::LocalCopy(l, ThreadId::new(t));
+        a
+    }
+
     /// `name @ proxy aliases target` in the initial state.
     pub fn declare_alias(
         &mut self,
@@ -165,6 +202,15 @@ impl Builder {
         };
         // invariant: `addrs` and `addresses` grow together, so `t` indexes `addresses`.
         let of = self.addresses[t.index()];
+        if matches!(of.kind, AddrKind::Local | AddrKind::Param) {
+            return Err(ParseError::new(
+                ParseErrorKind::BadSpaceUse(format!(
+                    "`{name}` cannot alias `{target}`, which is {}",
+                    space_words(of.kind)
+                )),
+                target_span,
+            ));
+        }
         let address = if proxy == Proxy::Generic {
             let vaddr = VAddrId(self.n_vaddr);
             self.n_vaddr += 1;
@@ -463,5 +509,16 @@ impl ThreadState {
 
     fn labels_name(&self, l: LabelId) -> String {
         self.labels.name(l).to_string()
+    }
+}
+
+/// How messages describe the state space of a `.local` or `.param`
+/// declaration.
+pub(super) fn space_words(kind: AddrKind) -> &'static str {
+    match kind {
+        AddrKind::Local | AddrKind::LocalCopy(..) => {
+            "`.local` memory, private to each thread (PTX ISA 5.1.5)"
+        }
+        _ => "a kernel parameter, read-only (PTX ISA 5.1.6.1)",
     }
 }

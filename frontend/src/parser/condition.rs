@@ -184,16 +184,33 @@ impl Parser<'_> {
             Tok::Minus | Tok::Int(_) => Ok(Term::Const(self.integer("an integer")?.0)),
             Tok::Ident => {
                 let name = self.location_name()?;
-                Ok(Term::Mem(self.b.addr(name)))
+                self.final_location(name, t.span)
             }
             Tok::LBracket => {
                 self.bump();
                 let name = self.location_name()?;
                 self.expect(Tok::RBracket, "`]`")?;
-                Ok(Term::Mem(self.b.addr(name)))
+                self.final_location(name, t.span)
             }
             _ => Err(self.expected("a location, a register such as `P0:r0`, or an integer")),
         }
+    }
+}
+
+impl Parser<'_> {
+    /// The final value of the location `name` as a term. A `.local`
+    /// location has one copy per thread (PTX ISA 5.1.5): no one final value.
+    fn final_location(&mut self, name: &str, span: crate::ir::Span) -> PResult<Term> {
+        let a = self.b.addr(name);
+        if self.b.address_kind(a) == Some(crate::ir::AddrKind::Local) {
+            return Err(ParseError::new(
+                ParseErrorKind::BadSpaceUse(format!(
+                    "`{name}` is `.local` memory, one copy per thread (PTX ISA 5.1.5), with no one final value: load it into a register to test it"
+                )),
+                span,
+            ));
+        }
+        Ok(Term::Mem(a))
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
-use crate::ir::Proxy;
+use crate::ir::{AddrKind, Proxy};
 use crate::lexer::{Lexer, Tok};
 
 use super::builder::PendingRegInit;
@@ -90,7 +90,9 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// `x=V`, `P0:r1=V` / `0:r1=V`, or `y @ proxy aliases x`.
+    /// `x=V`, `P0:r1=V` / `0:r1=V`, `y @ proxy aliases x`, `m @ multimem`,
+    /// or `l @ local {= V}` / `p @ param {= V}` (a `.local` location, a
+    /// kernel parameter: `docs/model-notes.md`, issue 17).
     fn init_entry(&mut self) -> PResult<()> {
         let first = self.peek();
         let second = self.peek_at(1).tok;
@@ -132,6 +134,21 @@ impl<'s> Parser<'s> {
                 if self.at_word("cluster") {
                     self.bump();
                     return self.cluster_decl(name, first.span);
+                }
+                if self.at_word("local") || self.at_word("param") {
+                    let kind = if self.at_word("local") {
+                        AddrKind::Local
+                    } else {
+                        AddrKind::Param
+                    };
+                    self.bump();
+                    let value = if self.at(Tok::Assign) {
+                        self.bump();
+                        self.integer("an integer initial value")?.0
+                    } else {
+                        0
+                    };
+                    return self.b.declare_space(name, kind, value, first.span);
                 }
                 let (word, wspan) =
                     self.ident("a proxy (`generic`, `surface`, `texture` or `constant`)")?;

@@ -106,9 +106,8 @@ impl<'s> Parser<'s> {
                     )
                 };
                 let at = match c.mem_addr(a)? {
-                    Some(MemAddr::Loc(_, off)) if off % 8 != 0 => return Err(misaligned()),
-                    Some(at) => at,
-                    None => return Err(misaligned()),
+                    MemAddr::Loc(_, off) if off % 8 != 0 => return Err(misaligned()),
+                    at => at,
                 };
                 let addr = self.intern_addr_as(t, at, a, AddrOperand::Target, 8);
                 self.push(

@@ -92,10 +92,10 @@ impl<'s> Parser<'s> {
         if self.bar_red_instruction(t, text, first.span)? {
             return Ok(());
         }
-        if self.packed_instruction(t, text, first.span, start)? {
+        if self.packed_instruction(t, text, first.span)? {
             return Ok(());
         }
-        if self.st_async_vector_instruction(t, text, first.span, start)? {
+        if self.st_async_vector_instruction(t, text, first.span)? {
             return Ok(());
         }
         if self.unordered_instruction(t, text, first.span)? {
@@ -127,7 +127,7 @@ impl<'s> Parser<'s> {
     }
 
     /// Skips the operands of an unsupported instruction: up to `|`, `;` or the end of the line.
-    fn skip_raw(&mut self) -> PResult<()> {
+    pub(super) fn skip_raw(&mut self) -> PResult<()> {
         loop {
             let t = self.peek();
             match t.tok {
@@ -187,9 +187,7 @@ impl<'s> Parser<'s> {
                     }));
                 }
                 let dst = c.regs("destination", d, access.vector)?;
-                let Some(addr) = c.mem_addr(a)? else {
-                    return Ok(Lowered::Unsupported("address offset".into()));
-                };
+                let addr = c.mem_addr(a)?;
                 let dst = dst.iter().map(|r| self.b.reg(t, r)).collect();
                 Instr::Load {
                     sem,
@@ -209,9 +207,7 @@ impl<'s> Parser<'s> {
                 access,
             } => {
                 let [a, v] = c.exactly::<2>(ops, "2 operands")?;
-                let Some(addr) = c.mem_addr(a)? else {
-                    return Ok(Lowered::Unsupported("address offset".into()));
-                };
+                let addr = c.mem_addr(a)?;
                 let src = c.values("source", v, access.vector)?;
                 let addr = self.intern_addr(t, addr, a);
                 let src = src.into_iter().map(|v| self.val(t, v)).collect();
@@ -252,9 +248,7 @@ impl<'s> Parser<'s> {
                 if (!red && dst.is_none()) || rest.len() < min || rest.len() > max {
                     return Err(c.count(expected, ops.len()));
                 }
-                let Some(addr) = c.mem_addr(&rest[0])? else {
-                    return Ok(Lowered::Unsupported("address offset".into()));
-                };
+                let addr = c.mem_addr(&rest[0])?;
                 let a = match rest.get(1) {
                     Some(o) => c.value("operand", o)?,
                     None => Value::Imm(INC_DEC_DEFAULT),
@@ -589,13 +583,13 @@ impl Check<'_> {
         }
     }
 
-    /// A location `x`, `[x]` or `[x+N]` with its byte offset `N`; `None` for
-    /// an offset of 2^20 bytes or more (unsupported). A negative offset is an
-    /// error: a name is where its location starts (ptxmc gives locations no
-    /// addresses, so nothing lies before one), and `[x-N]` is in no
-    /// location (8.2: an address operand names "the range of bytes starting
-    /// from the physical address").
-    pub(super) fn addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<(&'s str, u32)>> {
+    /// A location `x`, `[x]` or `[x+N]` with its byte offset `N`. A negative
+    /// offset is an error: a name is where its location starts (ptxmc gives
+    /// locations no addresses, so nothing lies before one), and `[x-N]` is in
+    /// no location (8.2: an address operand names "the range of bytes
+    /// starting from the physical address"). So is an offset outside the
+    /// 32-bit signed immediate of an address operand (PTX ISA 6.4.1).
+    pub(super) fn addr<'s>(&self, op: &Operand<'s>) -> PResult<(&'s str, u32)> {
         let (name, offset) = match op.kind {
             OpKind::Name(n) => (n, 0),
             OpKind::Addr { name, .. } if name.starts_with('%') => (name, 0),
@@ -612,8 +606,8 @@ impl Check<'_> {
                 ));
             }
             OpKind::Addr { name, offset } => match u32::try_from(offset) {
-                Ok(o) if o < 1 << 20 => (name, o),
-                _ => return Ok(None),
+                Ok(o) if i64::from(o) < crate::ir::MAX_ADDR_OFFSET => (name, o),
+                _ => return Err(offset_out_of_range(op, offset)),
             },
             _ => return Err(self.bad("address", "a location `x` or `[x]`", op)),
         };
@@ -623,21 +617,23 @@ impl Check<'_> {
                 op.span,
             ));
         }
-        Ok(Some((name, offset)))
+        Ok((name, offset))
     }
 
     /// A memory address: a location (as [`Self::addr`]) or a register-held
-    /// address `[%rd1]` / `[%rd1+N]`; `None` for an unsupported offset.
-    pub(super) fn mem_addr<'s>(&self, op: &Operand<'s>) -> PResult<Option<MemAddr<'s>>> {
+    /// address `[%rd1]` / `[%rd1+N]`, `N` a 32-bit signed immediate (PTX ISA
+    /// 6.4.1; an error otherwise).
+    pub(super) fn mem_addr<'s>(&self, op: &Operand<'s>) -> PResult<MemAddr<'s>> {
         if let OpKind::Addr { name, offset } = op.kind {
             if name.starts_with('%') {
-                if offset.unsigned_abs() >= crate::ir::MAX_ADDR_OFFSET as u64 {
-                    return Ok(None);
+                if i32::try_from(offset).is_err() {
+                    return Err(offset_out_of_range(op, offset));
                 }
-                return Ok(Some(MemAddr::Reg(name, offset)));
+                return Ok(MemAddr::Reg(name, offset));
             }
         }
-        Ok(self.addr(op)?.map(|(n, o)| MemAddr::Loc(n, o)))
+        let (n, o) = self.addr(op)?;
+        Ok(MemAddr::Loc(n, o))
     }
 
     pub(super) fn label<'s>(&self, op: &Operand<'s>) -> PResult<(&'s str, Span)> {
@@ -646,4 +642,15 @@ impl Check<'_> {
             _ => Err(self.bad("target", "a label", op)),
         }
     }
+}
+
+/// The error for an address offset that no PTX address operand can hold.
+pub(super) fn offset_out_of_range(op: &Operand<'_>, offset: i64) -> ParseError {
+    ParseError::new(
+        ParseErrorKind::AddressOffsetOutOfRange {
+            text: op.text.into(),
+            offset,
+        },
+        op.span,
+    )
 }

@@ -17,6 +17,7 @@ mod operand;
 mod packed;
 mod ptx_bits;
 mod ptx_forms;
+mod spaces;
 pub(crate) mod special;
 mod st_async;
 mod tensor;

@@ -13,8 +13,13 @@
 //! arithmetic. The order of those operations is not specified: for the
 //! `.release` forms of `st`/`red` and the `.acquire` form of `ld_reduce`,
 //! which a fixed order would strengthen, the accesses follow an
-//! `Instr::Unordered` (no program order between them). The floating-point and
-//! vector forms, and addresses without declared locations, stay unsupported.
+//! `Instr::Unordered` (no program order between them). `multimem.st` of a
+//! floating-point type (`.f16`, `.bf16`, `.f16x2`, `.bf16x2`, `.f32`, `.f64`,
+//! with `.v2`/`.v4`/`.v8`) stores the bits, one scalar store per element
+//! (per half of a packed element, 8.2.5) per location. The floating-point
+//! reductions (`red`, `ld_reduce`) stay unsupported: they compute in floating
+//! point, and ptxmc's values are integers. So do addresses without declared
+//! locations. The integer forms take no `.vec` (an error).
 
 use super::operand::OpKind;
 use super::{PResult, Parser};
@@ -30,22 +35,60 @@ struct Form {
     sem: Sem,
     scope: Option<Scope>,
     op: Option<RmwOp>,
+    /// Bytes of the integer type, or of the whole value of a float type.
     bytes: u8,
+    /// A floating-point type: `multimem.st` of its bit pattern.
+    float: Option<FloatTy>,
 }
 
-/// Reads `multimem.{st,red,ld_reduce}...` modifiers; `Err` with the construct
-/// name when the form is not one ptxmc models.
-fn form(text: &str) -> Result<Form, String> {
+/// The floating-point type of a `multimem.st{.vec}.type`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct FloatTy {
+    /// Bytes of one vector element (`.f16x2`: 4).
+    elem: u8,
+    /// `.f16x2` / `.bf16x2`: each element is two 16-bit values (8.2.5).
+    packed: bool,
+    /// `.v2`, `.v4`, `.v8` (1 without).
+    vec: u8,
+}
+
+/// Why a `multimem` mnemonic is not lowered.
+enum Refusal {
+    /// Not a form this lowering knows: the opcode tables report it.
+    Unknown,
+    /// A form ptxmc cannot check, with the reason.
+    Unsupported(String),
+    /// Not a PTX form.
+    Error(String),
+}
+
+/// The bytes and packing of a floating-point type word.
+fn float_type(w: &str) -> Option<(u8, bool)> {
+    match w {
+        "f16" | "bf16" => Some((2, false)),
+        "f16x2" | "bf16x2" => Some((4, true)),
+        "f32" => Some((4, false)),
+        "f64" => Some((8, false)),
+        _ => None,
+    }
+}
+
+/// Reads `multimem.{st,red,ld_reduce}...` modifiers (PTX ISA, `multimem`:
+/// the integer forms take no `.vec`; the floating-point ones `.vec` with a
+/// size of 32, 64 or 128 bits, never with `.f64`).
+fn form(text: &str) -> Result<Form, Refusal> {
     let mut parts = text.split('.');
     parts.next();
     let kind = match parts.next() {
         Some("st") => "st",
         Some("red") => "red",
         Some("ld_reduce") => "ld_reduce",
-        _ => return Err(text.split('.').take(2).collect::<Vec<_>>().join(".")),
+        _ => return Err(Refusal::Unknown),
     };
     let name = format!("multimem.{kind}");
+    let unknown = || Refusal::Unknown;
     let (mut sem, mut scope, mut op, mut bytes) = (None, None, None, None);
+    let (mut vec, mut float) = (None, None);
     for m in parts {
         match m {
             "weak" | "relaxed" | "acquire" | "release" if sem.is_none() => sem = Some(m),
@@ -68,15 +111,49 @@ fn form(text: &str) -> Result<Form, String> {
                     _ => RmwOp::Xor,
                 })
             }
+            "v2" | "v4" | "v8" if vec.is_none() => vec = Some(m[1..].parse::<u8>().unwrap_or(1)),
+            // `ld_reduce`'s accumulation precision.
+            "acc::f32" | "acc::f16" if kind == "ld_reduce" => {}
             "b32" | "u32" | "s32" if bytes.is_none() => bytes = Some(4),
             "b64" | "u64" | "s64" if bytes.is_none() => bytes = Some(8),
-            _ => return Err(name),
+            w if bytes.is_none() && float_type(w).is_some() => {
+                bytes = float_type(w).map(|(b, _)| b);
+                float = Some(w);
+            }
+            _ => return Err(unknown()),
         }
     }
-    let bytes = bytes.ok_or_else(|| name.clone())?;
+    let bytes = bytes.ok_or_else(unknown)?;
     if (kind == "st") == op.is_some() {
-        return Err(name);
+        return Err(unknown());
     }
+    let float = match (float, vec) {
+        (None, None) => None,
+        (None, Some(v)) => {
+            return Err(Refusal::Error(format!(
+                "`.v{v}` takes a floating-point type (`.f16`, `.f16x2`, `.bf16`, `.bf16x2`, `.f32`): the integer forms of `{name}` are scalar"
+            )))
+        }
+        (Some(w), v) => {
+            let (elem, packed) = float_type(w).unwrap_or((4, false));
+            let v = v.unwrap_or(1);
+            let total = u32::from(elem) * u32::from(v);
+            if v > 1 && (elem == 8 || ![4, 8, 16].contains(&total)) {
+                return Err(Refusal::Error(format!(
+                    "`.v{v}.{w}` is {} bits: a floating-point `.vec` form has 32, 64 or 128 bits, and `.f64` takes no `.vec`",
+                    total * 8
+                )));
+            }
+            // The reductions compute in floating point, which ptxmc's
+            // integer values cannot; a store moves the bits.
+            if kind != "st" {
+                return Err(Refusal::Unsupported(format!(
+                    "{name}.{w} (floating-point reduction: ptxmc's values are integers)"
+                )));
+            }
+            Some(FloatTy { elem, packed, vec: v })
+        }
+    };
     let sem = match (sem, scope) {
         (None | Some("weak"), None) if kind != "red" => Sem::Weak,
         (None | Some("relaxed"), _) if kind == "red" => Sem::Relaxed,
@@ -87,12 +164,7 @@ fn form(text: &str) -> Result<Form, String> {
         (Some("release"), Some(_)) if kind != "ld_reduce" => Sem::Release,
         (Some("release"), None) if kind == "red" => Sem::Release,
         (Some("acquire"), Some(_)) if kind == "ld_reduce" => Sem::Acquire,
-        _ => {
-            return Err(format!(
-                "{name}{}",
-                sem.map_or(String::new(), |s| format!(".{s}"))
-            ))
-        }
+        _ => return Err(Refusal::Unknown),
     };
     let scope = match (sem, scope) {
         (Sem::Weak, _) => None,
@@ -104,6 +176,7 @@ fn form(text: &str) -> Result<Form, String> {
         scope,
         op,
         bytes,
+        float,
     })
 }
 
@@ -122,7 +195,17 @@ impl Parser<'_> {
                     t.span,
                 ));
             }
-            members.push(self.b.addr(member));
+            let a = self.b.addr(member);
+            if let Some(k @ (AddrKind::Local | AddrKind::Param)) = self.b.address_kind(a) {
+                return Err(ParseError::new(
+                    ParseErrorKind::BadSpaceUse(format!(
+                        "the multimem address `{name}` cannot point to `{member}`, which is {}",
+                        super::builder::space_words(k)
+                    )),
+                    t.span,
+                ));
+            }
+            members.push(a);
             if !self.at(Tok::Comma) {
                 break;
             }
@@ -145,8 +228,24 @@ impl Parser<'_> {
         if !text.starts_with("multimem.") {
             return Ok(false);
         }
-        let Ok(f) = form(text) else {
-            return Ok(false);
+        let f = match form(text) {
+            Ok(f) => f,
+            Err(Refusal::Unknown) => return Ok(false),
+            Err(Refusal::Unsupported(construct)) => {
+                let start = self.pos - 1;
+                self.skip_raw()?;
+                self.unsupported(t, start, construct, span);
+                return Ok(true);
+            }
+            Err(Refusal::Error(reason)) => {
+                return Err(ParseError::new(
+                    ParseErrorKind::BadInstruction {
+                        instr: text.into(),
+                        reason,
+                    },
+                    span,
+                ))
+            }
         };
         // Look ahead without consuming: the operands must name a multimem
         // address with declared locations.
@@ -177,6 +276,10 @@ impl Parser<'_> {
             self.pos = save;
             return Ok(false);
         };
+        if let Some(ty) = f.float {
+            self.multimem_float_store(t, &f, ty, &members, other, text, span)?;
+            return Ok(true);
+        }
         let access = Access {
             bytes: f.bytes,
             vector: 1,
@@ -286,6 +389,105 @@ impl Parser<'_> {
     }
 }
 
+impl Parser<'_> {
+    /// `multimem.st{.sem}{.scope}.global{.vec}.FLOAT [mc], b`: a store of the
+    /// bits of `b` (a register, an integer bit pattern, or a `{...}` vector
+    /// of them) to every location of `mc`. The float type is only a size
+    /// here: ptxmc's values are integers, so loads and stores move bit
+    /// patterns as for `ld`/`st.f32`. Each location gets the scalar
+    /// operations of the value (8.2.4: one per vector element; 8.2.5: two
+    /// 16-bit halves per `.f16x2`/`.bf16x2` element), element k at its byte
+    /// offset, each a scalar store; all of them are in no order with each
+    /// other when `.release` (`Instr::Unordered`), in program order otherwise
+    /// (as the locations of the integer forms).
+    #[allow(clippy::too_many_arguments)]
+    fn multimem_float_store(
+        &mut self,
+        t: usize,
+        f: &Form,
+        ty: FloatTy,
+        members: &[crate::ir::AddrId],
+        value: &super::operand::Operand<'_>,
+        text: &str,
+        span: Span,
+    ) -> PResult<()> {
+        let c = super::instr::Check { instr: text, span };
+        let values: Vec<super::instr::Value<'_>> = match (&value.kind, ty.vec) {
+            (OpKind::Vector(e), v) if v > 1 && e.len() == usize::from(v) => e
+                .iter()
+                .map(|x| c.value("source", x))
+                .collect::<PResult<_>>()?,
+            (_, 1) => vec![c.value("source", value)?],
+            _ => {
+                let want = match ty.vec {
+                    2 => "a vector of 2 values `{a, b}`",
+                    4 => "a vector of 4 values `{a, b, c, d}`",
+                    _ => "a vector of 8 values `{a, b, ..., h}`",
+                };
+                return Err(c.bad("source", want, value));
+            }
+        };
+        // The scalar parts of the value: (byte offset, bytes, operand).
+        let n = self.b.threads[t].code.len();
+        let mut parts: Vec<(u32, u8, Operand)> = Vec::new();
+        for (k, v) in values.into_iter().enumerate() {
+            let at = u32::from(ty.elem) * k as u32;
+            if !ty.packed {
+                let v = self.val(t, v);
+                parts.push((at, ty.elem, v));
+                continue;
+            }
+            // Registers interned in the order the printed arithmetic names
+            // them (`and lo, r, ...` then `shr hi, ...`).
+            let (lo, hi) = match v {
+                super::instr::Value::Imm(x) => {
+                    (Operand::Imm(x & 0xffff), Operand::Imm((x >> 16) & 0xffff))
+                }
+                super::instr::Value::Reg(r) => {
+                    let lo = self.b.reg(t, &format!("__mm{n}_{}", 2 * k));
+                    let r = self.b.reg(t, r);
+                    let hi = self.b.reg(t, &format!("__mm{n}_{}", 2 * k + 1));
+                    for (dst, op, a, b) in [
+                        (lo, BinOp::And, Operand::Reg(r), 0xffff),
+                        (hi, BinOp::Shr, Operand::Reg(r), 16),
+                        (hi, BinOp::And, Operand::Reg(hi), 0xffff),
+                    ] {
+                        let b = Operand::Imm(b);
+                        self.push(t, Instr::Op { op, dst, a, b }, span);
+                    }
+                    (Operand::Reg(lo), Operand::Reg(hi))
+                }
+            };
+            parts.push((at, 2, lo));
+            parts.push((at + 2, 2, hi));
+        }
+        let total = members.len() * parts.len();
+        if f.sem.is_release() && total > 1 {
+            self.push(t, Instr::Unordered(total as u32), span);
+        }
+        for &m in members {
+            let name = self.b.addr_name(m).unwrap_or_default();
+            for &(at, bytes, v) in &parts {
+                let addr = self.b.addr_at(&name, at);
+                self.push(
+                    t,
+                    Instr::Store {
+                        sem: f.sem,
+                        scope: f.scope,
+                        proxy: Proxy::Generic,
+                        space: StateSpace::Global,
+                        access: Access { bytes, vector: 1 },
+                        addr,
+                        src: vec![v],
+                    },
+                    span,
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ir::{Instr, RmwOp, Sem};
@@ -358,6 +560,118 @@ mod tests {
             "multimem.st.relaxed.sys.global.u32 [x], 1",
         ] {
             assert!(matches!(&code(i)[..], [Instr::Unsupported(_)]), "{i}");
+        }
+    }
+
+    /// The stored parts: (location name, bytes, semantics).
+    fn stores(src_instr: &str) -> (Vec<(String, u8, Sem)>, Vec<Instr>) {
+        let src = format!(
+            "PTX m {{ x=0; y=0; mc @ multimem x, y; }}\n P0@cta 0,gpu 0 ;\n {src_instr} ;\nexists (x == 0)"
+        );
+        let t = crate::parser::parse_round_trip(&src);
+        assert!(t.unsupported.is_empty(), "{src_instr}: {:?}", t.unsupported);
+        let code: Vec<Instr> = t.threads[0].code.iter().map(|s| s.instr.clone()).collect();
+        let parts = code
+            .iter()
+            .filter_map(|i| match i {
+                Instr::Store {
+                    addr, access, sem, ..
+                } => Some((t.addr_name(*addr).to_string(), access.bytes, *sem)),
+                _ => None,
+            })
+            .collect();
+        (parts, code)
+    }
+
+    /// `multimem.st` of a floating-point type stores its bits: one scalar
+    /// store per element (per half of a packed element) per location.
+    #[test]
+    fn float_stores_move_bits() {
+        let p = |n: &str, b: u8, s: Sem| (n.to_string(), b, s);
+        let (parts, _) = stores("multimem.st.relaxed.sys.global.f32 [mc], %r1");
+        assert_eq!(parts, [p("x", 4, Sem::Relaxed), p("y", 4, Sem::Relaxed)]);
+        let (parts, code) = stores("multimem.st.release.gpu.global.v2.f32 [mc], {1, %r2}");
+        assert!(matches!(code[0], Instr::Unordered(4)), "{code:?}");
+        assert_eq!(
+            parts,
+            [
+                p("x", 4, Sem::Release),
+                p("x+4", 4, Sem::Release),
+                p("y", 4, Sem::Release),
+                p("y+4", 4, Sem::Release)
+            ]
+        );
+        let (parts, code) = stores("multimem.st.global.f16x2 [mc], %r1");
+        assert_eq!(
+            parts,
+            [
+                p("x", 2, Sem::Weak),
+                p("x+2", 2, Sem::Weak),
+                p("y", 2, Sem::Weak),
+                p("y+2", 2, Sem::Weak)
+            ]
+        );
+        assert!(!code.iter().any(|i| matches!(i, Instr::Unordered(_))));
+        let (parts, _) =
+            stores("multimem.st.relaxed.cta.global.v4.bf16x2 [mc], {1, 2, 3, 0x00050004}");
+        assert_eq!(parts.len(), 16);
+        let (parts, _) = stores("multimem.st.weak.global.v8.f16 [mc], {1, 2, 3, 4, 5, 6, 7, 8}");
+        assert_eq!(parts.len(), 16);
+        assert_eq!(parts[15], p("y+14", 2, Sem::Weak));
+        let (parts, _) = stores("multimem.st.relaxed.gpu.global.f64 [mc], 7");
+        assert_eq!(parts, [p("x", 8, Sem::Relaxed), p("y", 8, Sem::Relaxed)]);
+    }
+
+    /// Floating-point reductions are `unsupported`, naming why; vector
+    /// integer forms and float vectors of a wrong size are errors.
+    #[test]
+    fn float_reductions_and_bad_vectors() {
+        for i in [
+            "multimem.red.relaxed.gpu.global.add.f32 [mc], 1",
+            "multimem.ld_reduce.relaxed.sys.global.add.acc::f32.v2.f16x2 %r0, [mc]",
+            "multimem.ld_reduce.weak.global.min.bf16 %r0, [mc]",
+        ] {
+            let src = format!(
+                "PTX m {{ x=0; y=0; mc @ multimem x, y; }}\n P0@cta 0,gpu 0 ;\n {i} ;\nexists (x == 0)"
+            );
+            let t = crate::parser::parse_round_trip(&src);
+            assert_eq!(t.unsupported.len(), 1, "{i}");
+            assert!(
+                t.unsupported[0]
+                    .construct
+                    .contains("floating-point reduction"),
+                "{i}: {:?}",
+                t.unsupported
+            );
+        }
+        for (i, want) in [
+            (
+                "multimem.st.relaxed.sys.global.v2.u32 [mc], {1, 2}",
+                "integer forms",
+            ),
+            (
+                "multimem.red.relaxed.sys.global.add.v4.u32 [mc], {1, 2, 3, 4}",
+                "integer forms",
+            ),
+            (
+                "multimem.st.global.v2.f64 [mc], {1, 2}",
+                "`.f64` takes no `.vec`",
+            ),
+            (
+                "multimem.st.global.v8.f32 [mc], {1, 2, 3, 4, 5, 6, 7, 8}",
+                "256 bits",
+            ),
+            (
+                "multimem.st.global.v4.f32 [mc], {1, 2}",
+                "a vector of 4 values",
+            ),
+        ] {
+            let src = format!(
+                "PTX m {{ x=0; y=0; mc @ multimem x, y; }}\n P0@cta 0,gpu 0 ;\n {i} ;\nexists (x == 0)"
+            );
+            let e = parse(&src).expect_err(i);
+            assert_eq!(e.span.line, 3, "{i}: {e}");
+            assert!(e.to_string().contains(want), "{i}: {e}");
         }
     }
 

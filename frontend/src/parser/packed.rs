@@ -12,9 +12,13 @@
 //! halves are on different bytes and adjacent in program order). For
 //! `.release` and `.acquire` it would (a release pattern on the second half
 //! would cover the first), so the sizes lowering puts no order between those
-//! halves (`Instr::Unordered`); `.mmio` stays unsupported
-//! (`docs/model-notes.md`, "Unspecified order").
+//! halves (`Instr::Unordered`; `docs/model-notes.md`, "Unspecified order").
+//! `.mmio` packed accesses and `.v4`/`.v8` of a packed type are one scalar
+//! `.b16` access per half instead (no `ld.mmio` vector, no `.v8`/`.v16` of
+//! `.b16`), after an `unordered N` when release or acquire (8.2.4, 8.2.5,
+//! 8.4.1; `docs/model-notes.md`, "Packed data types").
 
+use super::instr::MemAddr;
 use super::opcode::{self, Shape};
 use super::operand::OpKind;
 use super::{PResult, Parser};
@@ -32,13 +36,7 @@ impl<'s> Parser<'s> {
     /// Parses an `ld`/`st` of a packed type of thread `t` (mnemonic `text`
     /// already read) into its halves; `false` (nothing read) when `text` is
     /// not one.
-    pub(super) fn packed_instruction(
-        &mut self,
-        t: usize,
-        text: &str,
-        span: Span,
-        start: usize,
-    ) -> PResult<bool> {
+    pub(super) fn packed_instruction(&mut self, t: usize, text: &str, span: Span) -> PResult<bool> {
         let mut parts = text.split('.');
         let base = parts.next().unwrap_or("");
         let mods: Vec<&str> = parts.collect();
@@ -53,21 +51,12 @@ impl<'s> Parser<'s> {
             Shape::Load { sem, access, .. } | Shape::Store { sem, access, .. } => (*sem, *access),
             _ => return Ok(false),
         };
-        // `.release` / `.acquire` halves are in no order with each other: the
-        // sizes lowering writes them after an `Instr::Unordered`. `.mmio`
-        // accesses are performed as written (8.4.1): not split.
-        let refuse = match sem {
-            Sem::Mmio => Some(format!(
-                "packed {base} with {sem} semantics (8.4.1: performed as written; 8.2.5: two halves)"
-            )),
-            _ if access.vector > 2 => Some(format!("{base}.v{} of a packed type", access.vector)),
-            _ => None,
-        };
-        if let Some(construct) = refuse {
-            self.skip_operands()?;
-            self.unsupported(t, start, construct.to_lowercase(), span);
-            return Ok(true);
-        }
+        // `.release` / `.acquire` halves are in no order with each other (the
+        // sizes lowering, or the `unordered` written below, says so).
+        // `.mmio` and `.v4`/`.v8` of a packed type become one scalar `.b16`
+        // access per half: `ld.mmio` takes no vector type, and there is no
+        // `.v8`/`.v16` of `.b16` to write eight or sixteen halves as one.
+        let scalar = sem == Sem::Mmio || access.vector > 2;
         let halves = Access {
             bytes: 2,
             vector: access.vector * 2,
@@ -78,6 +67,9 @@ impl<'s> Parser<'s> {
         let temps: Vec<String> = (0..halves.vector)
             .map(|i| format!("%__pk{n}_{i}"))
             .collect();
+        // 8.2.5 "in an unspecified order": for release and acquire halves
+        // written as separate instructions, an explicit group.
+        let group = scalar && (sem.is_release() || sem.is_acquire());
         match shape {
             Shape::Load {
                 sem,
@@ -88,25 +80,41 @@ impl<'s> Parser<'s> {
             } => {
                 let [d, a] = c.exactly::<2>(&ops, "2 operands")?;
                 let dsts = packed_regs(&c, d, access.vector)?;
-                let Some(addr) = c.mem_addr(a)? else {
-                    self.unsupported(t, start, "address offset".into(), span);
-                    return Ok(true);
-                };
+                let at = c.mem_addr(a)?;
                 let regs: Vec<_> = temps.iter().map(|r| self.b.reg(t, r)).collect();
-                let addr = self.intern_addr(t, addr, a);
-                self.push(
-                    t,
-                    Instr::Load {
-                        sem,
-                        scope,
-                        proxy,
-                        space,
-                        access: halves,
-                        dst: regs.clone(),
-                        addr,
-                    },
-                    span,
-                );
+                let load = |access, dst, addr| Instr::Load {
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    access,
+                    dst,
+                    addr,
+                };
+                if scalar {
+                    if group {
+                        self.push(t, Instr::Unordered(u32::from(halves.vector)), span);
+                    }
+                    for (i, &r) in regs.iter().enumerate() {
+                        let at_i = half_addr(at, i, a)?;
+                        let addr = self.intern_addr(t, at_i, a);
+                        self.push(
+                            t,
+                            load(
+                                Access {
+                                    bytes: 2,
+                                    vector: 1,
+                                },
+                                vec![r],
+                                addr,
+                            ),
+                            span,
+                        );
+                    }
+                } else {
+                    let addr = self.intern_addr(t, at, a);
+                    self.push(t, load(halves, regs.clone(), addr), span);
+                }
                 for (k, d) in dsts.into_iter().enumerate() {
                     let (lo, hi) = (regs[2 * k], regs[2 * k + 1]);
                     self.push(t, op(BinOp::Shl, hi, Operand::Reg(hi), HALF_BITS), span);
@@ -131,12 +139,8 @@ impl<'s> Parser<'s> {
                 ..
             } => {
                 let [a, v] = c.exactly::<2>(&ops, "2 operands")?;
-                let Some(addr) = c.mem_addr(a)? else {
-                    self.unsupported(t, start, "address offset".into(), span);
-                    return Ok(true);
-                };
+                let at = c.mem_addr(a)?;
                 let values = packed_values(&c, v, access.vector)?;
-                let addr = self.intern_addr(t, addr, a);
                 let mut src = Vec::new();
                 for (k, v) in values.into_iter().enumerate() {
                     match v {
@@ -156,29 +160,45 @@ impl<'s> Parser<'s> {
                         }
                     }
                 }
-                self.push(
-                    t,
-                    Instr::Store {
-                        sem,
-                        scope,
-                        proxy,
-                        space,
-                        access: halves,
-                        addr,
-                        src,
-                    },
-                    span,
-                );
+                let store = |access, src, addr| Instr::Store {
+                    sem,
+                    scope,
+                    proxy,
+                    space,
+                    access,
+                    addr,
+                    src,
+                };
+                // The address is interned last: a register-held one's
+                // `AddrReg` must come just before its memory instruction.
+                if scalar {
+                    if group {
+                        self.push(t, Instr::Unordered(u32::from(halves.vector)), span);
+                    }
+                    for (i, &v) in src.iter().enumerate() {
+                        let at_i = half_addr(at, i, a)?;
+                        let addr = self.intern_addr(t, at_i, a);
+                        self.push(
+                            t,
+                            store(
+                                Access {
+                                    bytes: 2,
+                                    vector: 1,
+                                },
+                                vec![v],
+                                addr,
+                            ),
+                            span,
+                        );
+                    }
+                } else {
+                    let addr = self.intern_addr(t, at, a);
+                    self.push(t, store(halves, src, addr), span);
+                }
             }
             _ => return Ok(false),
         }
         Ok(true)
-    }
-
-    /// Skips the operands of a refused instruction (up to the end of its cell).
-    fn skip_operands(&mut self) -> PResult<()> {
-        let line = self.prev().end_span.line;
-        self.operands(line).map(|_| ())
     }
 }
 
@@ -191,31 +211,65 @@ fn op(op: BinOp, dst: crate::ir::RegId, a: Operand, b: i64) -> Instr {
     }
 }
 
-/// The destination registers of a packed load: one, or a `{a, b}` vector.
+/// The address of half `i` of a packed access at `at`: `2i` bytes on (8.2.5:
+/// the values "are accessed in adjacent memory locations"); an error when
+/// that is past the offsets an address operand holds.
+fn half_addr<'s>(
+    at: MemAddr<'s>,
+    i: usize,
+    op: &super::operand::Operand<'_>,
+) -> PResult<MemAddr<'s>> {
+    let d = 2 * i as i64;
+    match at {
+        MemAddr::Loc(name, off) if i64::from(off) + d < crate::ir::MAX_ADDR_OFFSET => {
+            Ok(MemAddr::Loc(name, off + d as u32))
+        }
+        MemAddr::Reg(reg, off) if off + d <= i64::from(i32::MAX) => Ok(MemAddr::Reg(reg, off + d)),
+        MemAddr::Loc(_, off) => Err(super::instr::offset_out_of_range(op, i64::from(off) + d)),
+        MemAddr::Reg(_, off) => Err(super::instr::offset_out_of_range(op, off + d)),
+    }
+}
+
+/// What a vector operand of `n` registers (`regs`) or values looks like,
+/// for messages.
+fn vector_words(n: u8, regs: bool) -> &'static str {
+    match (n, regs) {
+        (2, true) => "a vector of 2 registers `{a, b}`",
+        (4, true) => "a vector of 4 registers `{a, b, c, d}`",
+        (_, true) => "a vector of 8 registers `{a, b, ..., h}`",
+        (2, false) => "a vector of 2 values `{a, b}`",
+        (4, false) => "a vector of 4 values `{a, b, c, d}`",
+        (_, false) => "a vector of 8 values `{a, b, ..., h}`",
+    }
+}
+
+/// The destination registers of a packed load: one, or a vector of `n`.
 fn packed_regs<'s>(
     c: &super::instr::Check<'_>,
     op: &super::operand::Operand<'s>,
     n: u8,
 ) -> PResult<Vec<&'s str>> {
     match (&op.kind, n) {
-        (OpKind::Vector(e), 2) if e.len() == 2 => {
+        (OpKind::Vector(e), _) if n > 1 && e.len() == usize::from(n) => {
             e.iter().map(|x| c.reg("destination", x)).collect()
         }
         (_, 1) => Ok(vec![c.reg("destination", op)?]),
-        _ => Err(c.bad("destination", "a vector of 2 registers `{a, b}`", op)),
+        _ => Err(c.bad("destination", vector_words(n, true), op)),
     }
 }
 
-/// The source values of a packed store: one, or a `{a, b}` vector.
+/// The source values of a packed store: one, or a vector of `n`.
 fn packed_values<'s>(
     c: &super::instr::Check<'_>,
     op: &super::operand::Operand<'s>,
     n: u8,
 ) -> PResult<Vec<super::instr::Value<'s>>> {
     match (&op.kind, n) {
-        (OpKind::Vector(e), 2) if e.len() == 2 => e.iter().map(|x| c.value("source", x)).collect(),
+        (OpKind::Vector(e), _) if n > 1 && e.len() == usize::from(n) => {
+            e.iter().map(|x| c.value("source", x)).collect()
+        }
         (_, 1) => Ok(vec![c.value("source", op)?]),
-        _ => Err(c.bad("source", "a vector of 2 values `{a, b}`", op)),
+        _ => Err(c.bad("source", vector_words(n, false), op)),
     }
 }
 
@@ -250,15 +304,94 @@ mod tests {
         assert!(matches!(&c[0], Instr::Load { dst, .. } if dst.len() == 4));
     }
 
+    /// The scalar halves of a lowered access: (bytes, vector, semantics).
+    fn scalar_halves(c: &[Instr]) -> Vec<(u8, u8, Sem)> {
+        c.iter()
+            .filter_map(|x| match x {
+                Instr::Load { access, sem, .. } | Instr::Store { access, sem, .. } => {
+                    Some((access.bytes, access.vector, *sem))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `.mmio` packed accesses are two scalar mmio halves (8.2.5; `ld.mmio`
+    /// has no vector form); `.v4`/`.v8` of a packed type eight or sixteen
+    /// scalar halves, in an `unordered` group when release or acquire.
     #[test]
-    fn mmio_and_v4_forms_are_unsupported() {
-        for i in [
-            "ld.mmio.relaxed.sys.global.f16x2 %r1, [x]",
-            "ld.global.v4.f16x2 {%r1, %r2, %r3, %r4}, [x]",
+    fn mmio_and_wide_vector_forms_are_scalar_halves() {
+        let (c, u) = code("ld.mmio.relaxed.sys.global.f16x2 %r1, [x]");
+        assert_eq!(u, 0);
+        assert_eq!(scalar_halves(&c), [(2, 1, Sem::Mmio); 2]);
+        let (c, u) = code("st.mmio.relaxed.sys.global.bf16x2 [x+4], %r1");
+        assert_eq!(u, 0);
+        assert_eq!(scalar_halves(&c), [(2, 1, Sem::Mmio); 2]);
+        let (c, u) = code("ld.global.v4.f16x2 {%r1, %r2, %r3, %r4}, [x]");
+        assert_eq!(u, 0);
+        assert_eq!(scalar_halves(&c), [(2, 1, Sem::Weak); 8]);
+        assert!(!c.iter().any(|x| matches!(x, Instr::Unordered(_))));
+        let (c, u) = code("st.release.gpu.global.v4.f16x2 [x], {1, 2, %r3, 4}");
+        assert_eq!(u, 0);
+        assert!(
+            matches!(
+                c.iter().find(|x| !matches!(x, Instr::Op { .. })),
+                Some(Instr::Unordered(8))
+            ),
+            "{c:?}"
+        );
+        assert_eq!(scalar_halves(&c), [(2, 1, Sem::Release); 8]);
+        let (c, u) =
+            code("ld.acquire.gpu.global.v8.f16x2 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [x]");
+        assert_eq!(u, 0);
+        assert!(matches!(c[0], Instr::Unordered(16)), "{c:?}");
+        assert_eq!(scalar_halves(&c), [(2, 1, Sem::Acquire); 16]);
+        // Through a register: one `AddrReg` before each half.
+        let src = "PTX p { x=0; }\n P0@cta 0,gpu 0 ;\n mov.u64 %rd1, x ;\n st.mmio.relaxed.sys.global.f16x2 [%rd1+8], %r1 ;\nexists (x == 0)";
+        let t = crate::parser::parse_round_trip(src);
+        assert_eq!(t.symbols.addrs, ["x", "x+8", "x+10"]);
+        // Operand counts and mmio vectors stay errors.
+        for (bad, want) in [
+            (
+                "ld.global.v4.f16x2 {%r1, %r2}, [x]",
+                "a vector of 4 registers",
+            ),
+            (
+                "ld.mmio.relaxed.sys.global.v2.f16x2 {%r1, %r2}, [x]",
+                "no vector type",
+            ),
+            // The second half of a scalar form would be past 2^31 - 1.
+            (
+                "st.mmio.relaxed.sys.global.f16x2 [x+2147483646], 1",
+                "out of range",
+            ),
         ] {
-            let (c, u) = code(i);
-            assert_eq!((c.len(), u), (1, 1), "{i}: {c:?}");
+            let src = format!("PTX p {{ x=0; }}\n P0@cta 0,gpu 0 ;\n {bad} ;\nexists (x == 0)");
+            let e = crate::parse(&src).expect_err(bad).to_string();
+            assert!(e.contains(want), "{bad}: {e}");
         }
+    }
+
+    /// A packed store through a register-held address: the `AddrReg` is just
+    /// before the store (it was before the value's arithmetic, and the
+    /// address was lost).
+    #[test]
+    fn register_held_packed_store() {
+        let src = "PTX p { x=0; }\n P0@cta 0,gpu 0 ;\n mov.u64 %rd1, x ;\n st.global.f16x2 [%rd1], %r1 ;\nexists (x == 0)";
+        let t = crate::parser::parse_round_trip(src);
+        let code: Vec<&Instr> = t.threads[0].code.iter().map(|s| &s.instr).collect();
+        let k = code
+            .iter()
+            .position(|x| matches!(x, Instr::AddrReg { .. }))
+            .expect("an AddrReg");
+        assert!(
+            matches!(code[k + 1], Instr::Store { addr, .. } if t.addr_name(*addr) == "x"),
+            "{code:?}"
+        );
+    }
+
+    #[test]
+    fn release_and_acquire_halves() {
         // Release and acquire halves: a two-element access with the
         // semantics, split without order by the sizes lowering.
         for (i, sem) in [

@@ -31,7 +31,6 @@ impl<'s> Parser<'s> {
         t: usize,
         text: &str,
         span: Span,
-        start: usize,
     ) -> PResult<bool> {
         let mut parts = text.split('.');
         if parts.next() != Some("st") {
@@ -85,15 +84,28 @@ impl<'s> Parser<'s> {
                 return Err(c.bad("source", want, v));
             }
         };
-        let (Some(at), Some(mb)) = (c.mem_addr(a)?, c.mem_addr(m)?) else {
-            self.unsupported(t, start, "address offset".into(), span);
-            return Ok(true);
-        };
+        let (at, mb) = (c.mem_addr(a)?, c.mem_addr(m)?);
         for (k, value) in values.into_iter().enumerate() {
             let elem_off = u32::from(access.bytes) * k as u32;
+            // An element past the offsets an address holds (2^31 - 1 from a
+            // name, the 32-bit signed immediate from a register) is an error.
             let at_k = match at {
-                MemAddr::Loc(name, off) => MemAddr::Loc(name, off + elem_off),
-                MemAddr::Reg(reg, off) => MemAddr::Reg(reg, off + i64::from(elem_off)),
+                MemAddr::Loc(name, off)
+                    if i64::from(off) + i64::from(elem_off) < crate::ir::MAX_ADDR_OFFSET =>
+                {
+                    MemAddr::Loc(name, off + elem_off)
+                }
+                MemAddr::Reg(reg, off) if off + i64::from(elem_off) <= i64::from(i32::MAX) => {
+                    MemAddr::Reg(reg, off + i64::from(elem_off))
+                }
+                MemAddr::Loc(_, off) => {
+                    let past = i64::from(off) + i64::from(elem_off);
+                    return Err(super::instr::offset_out_of_range(a, past));
+                }
+                MemAddr::Reg(_, off) => {
+                    let past = off + i64::from(elem_off);
+                    return Err(super::instr::offset_out_of_range(a, past));
+                }
             };
             let addr = self.intern_addr_as(t, at_k, a, AddrOperand::Target, 1);
             // Interned after the first element's address, in the order the
@@ -115,5 +127,29 @@ impl<'s> Parser<'s> {
             );
         }
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// An element of a vector `st.async` past the offsets an address holds
+    /// (2^31 - 1, PTX ISA 6.4.1) is an error at the address; one inside is
+    /// a byte of the location.
+    #[test]
+    fn element_offsets_stay_in_range() {
+        let src = |off: u32| {
+            format!(
+                "PTX p {{ s=0; bar=0; }}\n P0@cta 0,gpu 0 ;\n st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [s+{off}], {{1, 2}}, [bar] ;\nexists (s == 0)"
+            )
+        };
+        let t = crate::parse(&src(1 << 20)).expect("in range");
+        assert!(
+            t.symbols.addrs.iter().any(|a| a == "s+1048580"),
+            "{:?}",
+            t.symbols.addrs
+        );
+        let e = crate::parse(&src(2_147_483_644)).expect_err("second element past 2^31 - 1");
+        assert_eq!(e.span.line, 3, "{e}");
+        assert!(e.to_string().contains("offset 2147483648"), "{e}");
     }
 }

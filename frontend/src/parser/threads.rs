@@ -23,7 +23,8 @@ impl Parser<'_> {
         self.define_exit_labels()?;
         self.b.check_labels()?;
         self.check_host_thread()?;
-        self.b.resolve_addresses()
+        self.b.resolve_addresses()?;
+        self.b.resolve_spaces()
     }
 
     /// `ret` / `exit` jump to a label after the thread's last statement.

@@ -34,8 +34,18 @@ pub(crate) fn print(t: &Test) -> String {
             }
             AddrKind::ProxyAlias(p, of) => writeln!(out, "{name} @ {} aliases {};", p, addr(t, of)),
             AddrKind::Multimem => writeln!(out, "{name} @ multimem;"),
-            // `[x+N]` is written in the instructions only.
-            AddrKind::Offset(..) => Ok(()),
+            AddrKind::Local | AddrKind::Param => {
+                let v = t.init_mem.get(a.phys.index()).copied().unwrap_or(0);
+                let space = if a.kind == AddrKind::Local {
+                    "local"
+                } else {
+                    "param"
+                };
+                writeln!(out, "{name} @ {space} = {v};")
+            }
+            // `[x+N]` is written in the instructions only, and so is a
+            // thread's copy of a `.local` location (as the location's name).
+            AddrKind::Offset(..) | AddrKind::LocalCopy(..) => Ok(()),
         };
     }
     for d in &t.declarations {
@@ -128,6 +138,20 @@ pub(crate) fn columns_table(columns: &[Vec<String>], out: &mut String) {
 
 /// The name of an address (a placeholder if the IR is inconsistent).
 pub(super) fn addr(t: &Test, a: AddrId) -> String {
+    // A thread's copy of a `.local` location is written as the location
+    // (`l`, `l+4`): the thread that accesses it picks the copy.
+    match t.addresses.get(a.index()).map(|ad| ad.kind) {
+        Some(AddrKind::LocalCopy(l, _)) => return addr(t, l),
+        Some(AddrKind::Offset(b, off))
+            if matches!(
+                t.addresses.get(b.index()).map(|ad| ad.kind),
+                Some(AddrKind::LocalCopy(..))
+            ) =>
+        {
+            return format!("{}+{off}", addr(t, b));
+        }
+        _ => {}
+    }
     t.symbols
         .addrs
         .get(a.index())

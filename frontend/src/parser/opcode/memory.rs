@@ -74,10 +74,20 @@ pub(super) fn memory(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                 "v2" => set(m, &mut mm.vector, w, 2)?,
                 "v4" => set(m, &mut mm.vector, w, 4)?,
                 "v8" => set(m, &mut mm.vector, w, 8)?,
-                "local" | "param" | "async" | "L2::cache_hint" => {
+                "local" => set(m, &mut mm.space, w, StateSpace::Local)?,
+                "param" | "param::entry" => set(m, &mut mm.space, w, StateSpace::Param)?,
+                // A device function's parameter lives only around a call,
+                // and litmus threads make no calls (kernel mode inlines
+                // `.func` calls, `kernel/inline.rs`).
+                "param::func" => {
+                    return Err(m.bad(
+                        "`.param::func` names a device function's parameter, and litmus threads make no calls",
+                    ))
+                }
+                "async" | "L2::cache_hint" => {
                     unsupported.get_or_insert_with(|| format!("{}.{w}", m.base));
                 }
-                w if w.starts_with("param::") || w.starts_with("level::") => {
+                w if w.starts_with("level::") => {
                     unsupported.get_or_insert_with(|| format!("{}.{w}", m.base));
                 }
                 // Cache eviction hints do not change the memory model.
@@ -242,6 +252,13 @@ fn store(
     if space == StateSpace::Const {
         return Err(m.bad("the `.const` state space is read-only"));
     }
+    // PTX ISA 5.1.6.1: kernel parameters are read-only; `st.param` writes a
+    // device function's parameters, which only exist around a call.
+    if space == StateSpace::Param {
+        return Err(m.bad(
+            "kernel parameters are read-only (`st.param` writes a device function's parameter, and litmus threads make no calls)",
+        ));
+    }
     if let Some(("nc", _)) = mm.proxy {
         return Err(m.bad("`.nc` is for loads only"));
     }
@@ -284,6 +301,13 @@ fn rmw(
     };
     if space == StateSpace::Const {
         return Err(m.bad("the `.const` state space is read-only"));
+    }
+    // The state spaces of `atom` and `red` are `.global` and `.shared`.
+    if let Some((w, StateSpace::Local | StateSpace::Param)) = mm.space {
+        return Err(m.bad(format!(
+            "`{}` takes the `.global` or `.shared` state space, not `.{w}`",
+            m.base
+        )));
     }
     if let Some(("nc", _)) = mm.proxy {
         return Err(m.bad("`.nc` is for loads only"));

@@ -187,7 +187,10 @@ pub(super) fn classify(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                             | "param"
                     ) && matches!(*ty, "u32" | "u64") =>
                 {
-                    if matches!(*space, "local" | "const" | "param") {
+                    // `cvta.local` / `cvta.param` keep the address: the
+                    // location itself says whose copy a thread reaches
+                    // (`parser/spaces.rs`).
+                    if *space == "const" {
                         return Ok(Shape::Unsupported(format!("cvta.{space}")));
                     }
                     ok(PtxShape::Cvta)

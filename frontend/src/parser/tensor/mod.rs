@@ -300,11 +300,9 @@ impl<'s> Parser<'s> {
             box_bytes = decl.box_bytes;
         }
         let place = |op: &Operand<'s>| -> PResult<Result<Place<'s>, String>> {
-            let too_far = || Err("an address offset of 2^20 bytes or more".into());
             Ok(match c.mem_addr(op)? {
-                Some(MemAddr::Loc(n, o)) => Ok(Place::At(n.to_string(), o)),
-                Some(MemAddr::Reg(r, o)) => Ok(Place::Reg(op.clone(), r, o)),
-                None => too_far(),
+                MemAddr::Loc(n, o) => Ok(Place::At(n.to_string(), o)),
+                MemAddr::Reg(r, o) => Ok(Place::Reg(op.clone(), r, o)),
             })
         };
         macro_rules! place {
