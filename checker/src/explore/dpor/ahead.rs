@@ -65,7 +65,7 @@ pub(super) struct Ahead {
 }
 
 /// An id for events of a look-ahead, which never enter the graph.
-const SCRATCH: EventId = EventId(u32::MAX);
+pub(super) const SCRATCH: EventId = EventId(u32::MAX);
 
 impl Dpor<'_> {
     /// The gate thread `u` stops at before it writes anything but the

@@ -7,11 +7,12 @@
 //! to it across proxies (8.6.1), every completion is unfair, so the graph
 //! is pruned at once instead of at its completion.
 
+use super::ahead::SCRATCH;
 use super::{Dpor, Run, State};
-use crate::event::EventId;
+use crate::event::{EventId, EventKind};
 use crate::execution::Execution;
 use crate::explore::candidate::{releases, Ending};
-use crate::interp::ThreadState;
+use crate::interp::{BlockReason, Next, ThreadState};
 use crate::model;
 use ptxmc_frontend::ir::Proxy;
 use smallvec::SmallVec;
@@ -107,6 +108,15 @@ impl Dpor<'_> {
     /// This is the await rule of "Dynamic Partial Order Reductions for
     /// Spinloops" (FMCAD 2021) on PTX's fairness (8.6.1, 8.7): a failing
     /// iteration reads only writes that may stay coherence-last for it.
+    ///
+    /// A failed CAS that writes the old value back (the spec reading, 8.10.3
+    /// on its write half) blocks only after that write: then the probe steps
+    /// over it, and the iteration is stale only when one of its reads has a
+    /// write of the graph certainly coherence-after its own and bound to
+    /// become visible to it ([`read_may_stay`]), which every completion of the
+    /// child keeps (coherence edges only grow); the rest of the fairness
+    /// check ([`Self::released_later`]) may change with the readers that
+    /// write serves, so it is left to the child.
     pub(super) fn stale_spin_read(
         &self,
         s: &mut State,
@@ -115,15 +125,27 @@ impl Dpor<'_> {
         r: EventId,
         value: i64,
     ) -> bool {
-        let (st, blocked) = self.probe_read(s, t, before, r, value);
+        let (mut st, mut blocked) = self.probe_read(s, t, before, r, value);
+        let mut wrote_back = false;
+        if !blocked && before.pending_rmw_writes(Some(&value)) {
+            let loc = s.exec.event(r).loc().map(|l| l.phys);
+            if let Next::Event(ev) = st.next(&self.codes[t]) {
+                if matches!(ev.kind, EventKind::Write { loc: l, .. } if Some(l.phys) == loc) {
+                    st.commit(SCRATCH, None);
+                    blocked = matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin));
+                    wrote_back = true;
+                }
+            }
+        }
         let stale = blocked && {
             // As in the child: the thread has ended, so it writes nothing
             // more ([`Self::remaining_writes`]).
             let run = std::mem::replace(&mut s.runs[t], Run::Ended(Ending::Done));
-            let stale = !st
-                .spin_iteration()
-                .iter()
-                .all(|&q| read_may_stay(&s.exec, q) && !self.released_later(s, q));
+            let n = s.exec.len();
+            let stale = !st.spin_iteration().iter().all(|&q| {
+                q.index() >= n
+                    || (read_may_stay(&s.exec, q) && (wrote_back || !self.released_later(s, q)))
+            });
             s.runs[t] = run;
             stale
         };
