@@ -106,6 +106,7 @@
 mod ahead;
 mod awaits;
 mod complete;
+mod events;
 mod exits;
 mod fairness;
 mod memo;
@@ -124,6 +125,7 @@ use crate::execution::Execution;
 use crate::interp::{Next, ThreadCode, ThreadState};
 use crate::model::{self, Chapter8, Model};
 use crate::report::{BlockReason, Status};
+use events::{pop_event, push_event, set_read_value};
 use ptxmc_frontend::ir::{BarrierKind, Proxy, Span, Test, ThreadId, VAddrId};
 use smallvec::SmallVec;
 use std::collections::{BTreeSet, HashSet};
@@ -745,63 +747,6 @@ impl<'a> Dpor<'a> {
             }
         }
     }
-}
-
-/// Appends `ev` (with its read value, if a read) as the next event of thread
-/// `t`; returns its id.
-fn push_event(s: &mut State, t: usize, mut ev: Event, read_value: Option<i64>) -> EventId {
-    if let (EventKind::Read { value, .. }, Some(v)) = (&mut ev.kind, read_value) {
-        *value = v;
-    }
-    match ev.kind {
-        EventKind::Barrier { .. } => s.barriers += 1,
-        EventKind::Write { loc, .. } => {
-            if let Some(n) = s
-                .writes_made
-                .get_mut(t)
-                .and_then(|w| w.get_mut(loc.phys.index()))
-            {
-                *n += 1;
-            }
-        }
-        _ if ev.is_fence_sc() => s.fences_sc += 1,
-        _ => {}
-    }
-    let id = s.exec.push_event(t, ev);
-    s.model.push(&s.exec, t, id);
-    id
-}
-
-/// Sets the value the read `r` returns (0 while it waits for its writer),
-/// and whether it is the read half of an RMW: a CAS that only reads when it
-/// fails is not once its value makes it fail
-/// (`ThreadState::pending_rmw_writes`); a waiting read keeps the mark it was
-/// built with.
-fn set_read_value(s: &mut State, r: EventId, value: i64, rmw_read: bool) {
-    s.exec.set_read_value(r, value, rmw_read);
-}
-
-/// Removes the last event, which is thread `t`'s last.
-fn pop_event(s: &mut State, t: usize) {
-    s.model.forget();
-    let Some(ev) = s.exec.pop_event(t) else {
-        return;
-    };
-    match ev.kind {
-        EventKind::Barrier { .. } => s.barriers -= 1,
-        EventKind::Write { loc, .. } => {
-            if let Some(n) = s
-                .writes_made
-                .get_mut(t)
-                .and_then(|w| w.get_mut(loc.phys.index()))
-            {
-                *n -= 1;
-            }
-        }
-        _ if ev.is_fence_sc() => s.fences_sc -= 1,
-        _ => {}
-    }
-    s.model.pop(s.exec.len());
 }
 
 #[cfg(test)]
