@@ -222,3 +222,6 @@ fn prop(t: &Test, p: &Prop, ctx: Prec) -> String {
         s
     }
 }
+
+#[cfg(test)]
+mod tests;
