@@ -336,6 +336,18 @@ pub enum ParseErrorKind {
         /// The offset.
         offset: i64,
     },
+    /// A register-held address whose computed offset from its location is
+    /// past the 32-bit signed immediate of an address operand (PTX ISA
+    /// 6.4.1), as [`Self::AddressOffsetOutOfRange`] is for `[x+N]`.
+    #[error("cannot resolve the address `{text}` to a location: it is `{location}` + {offset}, an offset out of range (at most 2^31 - 1 = 2147483647 bytes after a location's start: an address offset is a 32-bit signed immediate)")]
+    ComputedOffsetOutOfRange {
+        /// The address as written.
+        text: String,
+        /// The location the value is an address in.
+        location: String,
+        /// The computed offset from the location's start.
+        offset: i64,
+    },
     /// A special register (`%tid.x`) that the thread's placement does not define.
     #[error("`{reg}` is not defined by the placement of P{thread}: {hint}")]
     UndefinedSpecialRegister {

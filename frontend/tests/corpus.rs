@@ -84,6 +84,14 @@ fn dat3m_corpus_parses_and_round_trips() {
     check_dir(&dir, 576);
 }
 
+/// Every test of `corpus/` (all folders), so that a new folder is checked
+/// without being listed here.
+#[test]
+fn whole_corpus_parses_and_round_trips() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    check_dir(&dir, 400);
+}
+
 #[test]
 fn spec_corpus_parses_and_round_trips() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/spec");

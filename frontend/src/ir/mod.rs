@@ -588,29 +588,42 @@ pub struct Address {
 }
 
 /// The integer a register holds for the address of a declared name
-/// (`mov.u64 %rd1, x`): address `a` is `(a + 1) * 2^32`, and `[%rd1+N]`
+/// (`mov.u64 %rd1, x`): address `a` is `(a + 1) * 2^40`, and `[%rd1+N]`
 /// adds the byte offset `N` (below [`MAX_ADDR_OFFSET`]). Only the mapping
-/// back to a location matters: the values are opaque otherwise. The low
-/// 32 bits hold the offset: `0..2^31` are bytes after the address, the
-/// upper half of that range bytes before the next one (a negative offset).
+/// back to a location matters: the values are opaque otherwise. An integer
+/// within `2^39` of an address is that address plus a signed offset
+/// ([`address_offset_of_value`]), so an offset past the range (`x` plus
+/// `2^31`) is told from one before the next address.
 pub fn address_value(a: AddrId) -> i64 {
-    (a.0 as i64 + 1) << 32
+    (i64::from(a.0) + 1) << ADDR_STRIDE_BITS
 }
+
+/// Address values are `2^ADDR_STRIDE_BITS` apart ([`address_value`]).
+const ADDR_STRIDE_BITS: u32 = 40;
 
 /// Byte offsets from an address stay below this: `[x+N]` and `[%rd1+N]`
 /// take `N` as a 32-bit signed immediate (PTX ISA 6.4.1, "Addresses as
 /// Operands"), so a location's bytes are numbered `0..2^31`.
 pub const MAX_ADDR_OFFSET: i64 = 1 << 31;
 
+/// The declared address nearest to the integer `v` and `v`'s signed byte
+/// offset from it (`-2^39..2^39`), if `v` is that near one
+/// ([`address_value`]); whether the offset is a byte of the location is
+/// the caller's question.
+pub fn address_offset_of_value(v: i64) -> Option<(AddrId, i64)> {
+    let k = v.checked_add(1 << (ADDR_STRIDE_BITS - 1))? >> ADDR_STRIDE_BITS;
+    let a = u32::try_from(k.checked_sub(1)?).ok()?;
+    Some((AddrId(a), v - (k << ADDR_STRIDE_BITS)))
+}
+
 /// The declared address and byte offset an integer denotes, if it denotes
-/// one ([`address_value`]).
+/// one ([`address_value`]): an offset `0..MAX_ADDR_OFFSET` after it.
 pub fn address_of_value(v: i64) -> Option<(AddrId, u32)> {
-    let k = v >> 32;
-    let off = v & 0xffff_ffff;
-    if k < 1 || k > i64::from(u32::MAX) || off >= MAX_ADDR_OFFSET {
-        return None;
-    }
-    Some((AddrId((k - 1) as u32), off as u32))
+    let (a, off) = address_offset_of_value(v)?;
+    let off = u32::try_from(off)
+        .ok()
+        .filter(|&o| i64::from(o) < MAX_ADDR_OFFSET)?;
+    Some((a, off))
 }
 
 pub use addr_operand::AddrOperand;

@@ -6,6 +6,7 @@ mod api;
 mod async_ops;
 mod bar_red;
 mod builder;
+mod canonical;
 mod condition;
 mod header;
 mod hopper;
@@ -44,7 +45,9 @@ pub(crate) fn parse(src: &str) -> Result<Test, ParseError> {
     p.init_block()?;
     p.thread_table()?;
     let condition = p.tail()?;
-    Ok(p.b.finish(header.name, header.docs, condition))
+    let mut test = p.b.finish(header.name, header.docs, condition);
+    canonical::canonical_addresses(&mut test);
+    Ok(test)
 }
 
 /// Parses a standalone proposition over `test`'s names

@@ -363,11 +363,11 @@ fn large_address_offsets() {
     assert!(t.unsupported.is_empty(), "{:?}", t.unsupported);
     assert_eq!(
         t.symbols.addrs,
-        ["x", "x+1048576", "x+2147483647", "x+2147483646"]
+        ["x", "x+1048576", "x+2147483646", "x+2147483647"]
     );
     assert_eq!(t.addresses[1].kind, AddrKind::Offset(AddrId(0), 1 << 20));
     assert_eq!(
-        t.addresses[2].kind,
+        t.addresses[3].kind,
         AddrKind::Offset(AddrId(0), i32::MAX as u32)
     );
     let printed = crate::print(&t);

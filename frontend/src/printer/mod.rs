@@ -1,7 +1,9 @@
 //! The printer: IR back to litmus text that [`crate::parse`] reads back to the same IR.
 //!
 //! The layout is the corpus dialect's: header, one initial-state entry per line
-//! (every address, in [`AddrId`] order, so that ids survive the round trip), the
+//! (every address but the offsets `[x+N]` and the threads' `.local` copies, in
+//! [`AddrId`] order; the parser numbers those two after the others, in an order
+//! of their own, `parser/canonical.rs`, so that ids survive the round trip), the
 //! thread table with padded columns (thread `i`'s `k`-th statement in row `k`),
 //! then `locations`, `filter` and the condition. Instructions the dialect can
 //! spell are printed in the dialect (`ld.acquire.gpu r1, y`); typed and vector
@@ -222,3 +224,6 @@ fn prop(t: &Test, p: &Prop, ctx: Prec) -> String {
         s
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -335,42 +335,68 @@ enum Resolved {
 }
 
 impl Builder {
+    /// The location an address value lands in and its signed byte offset
+    /// from the start of that location, if the value is an address
+    /// ([`ir::address_offset_of_value`]); the offset may be outside it.
+    fn landing(&self, v: i64) -> Option<(AddrId, i64)> {
+        let (a, off) = ir::address_offset_of_value(v)?;
+        match self.address_kind(a)? {
+            AddrKind::Offset(base, o) => Some((base, off + i64::from(o))),
+            _ => Some((a, off)),
+        }
+    }
+
     /// The location an address value denotes (a declared location plus an
     /// offset below [`ir::MAX_ADDR_OFFSET`]), with that offset.
     fn location_of(&mut self, v: i64) -> Option<(AddrId, u32)> {
-        let (a, off) = ir::address_of_value(v)?;
-        let (base, off) = match self.address_kind(a)? {
-            AddrKind::Offset(base, o) => (base, off.saturating_add(o)),
-            _ => (a, off),
-        };
-        if i64::from(off) >= ir::MAX_ADDR_OFFSET {
-            return None;
-        }
+        let (base, off) = self.landing(v)?;
+        let off = u32::try_from(off)
+            .ok()
+            .filter(|&o| i64::from(o) < ir::MAX_ADDR_OFFSET)?;
         let name = self.addr_name(base)?;
         Some((self.addr_at(&name, off), off))
     }
 
-    /// Why the address value `v` of `reg` is no location: a number, or
-    /// (a negative offset) bytes before a location, where nothing is (8.2:
-    /// an address names "the range of bytes starting from" it; ptxmc gives
-    /// locations no addresses, so a location's name is where it starts).
-    fn not_a_location(&self, v: i64, reg: &str) -> String {
-        let below = v.wrapping_add(ir::MAX_ADDR_OFFSET);
-        if let Some((a, off)) = ir::address_of_value(below) {
-            if let (
-                Some(AddrKind::Root | AddrKind::GenericAlias(_) | AddrKind::ProxyAlias(..)),
-                Some(name),
-            ) = (self.address_kind(a), self.addr_name(a))
-            {
-                let before = ir::MAX_ADDR_OFFSET - i64::from(off);
-                return format!(
-                    "it is {before} bytes before `{name}`, where its location starts: outside every location"
-                );
+    /// Why the address value `v` of `reg` (the address written `text`) is
+    /// no location: a number; bytes before a location (a negative offset),
+    /// where nothing is (8.2: an address names "the range of bytes starting
+    /// from" it; ptxmc gives locations no addresses, so a location's name
+    /// is where it starts); or an offset past the 32-bit signed immediate
+    /// of an address operand (PTX ISA 6.4.1), as the named `[x+N]` is.
+    fn not_a_location(&self, v: i64, reg: &str, text: &str) -> ParseErrorKind {
+        if let Some((a, off)) = self.landing(v) {
+            let kind = self.address_kind(a);
+            match (self.addr_name(a), off < 0) {
+                (Some(location), false) => {
+                    return ParseErrorKind::ComputedOffsetOutOfRange {
+                        text: text.into(),
+                        location,
+                        offset: off,
+                    }
+                }
+                (Some(name), true)
+                    if matches!(
+                        kind,
+                        Some(AddrKind::Root | AddrKind::GenericAlias(_) | AddrKind::ProxyAlias(..))
+                    ) =>
+                {
+                    return ParseErrorKind::UnresolvedAddress {
+                        text: text.into(),
+                        reason: format!(
+                            "it is {} bytes before `{name}`, where its location starts: outside every location",
+                            off.unsigned_abs()
+                        ),
+                    };
+                }
+                _ => {}
             }
         }
-        format!(
-            "it is the number {v}, not the address of a location (take one with `mov.u64 {reg}, x`, `x` declared in the initial state)"
-        )
+        ParseErrorKind::UnresolvedAddress {
+            text: text.into(),
+            reason: format!(
+                "it is the number {v}, not the address of a location (take one with `mov.u64 {reg}, x`, `x` declared in the initial state)"
+            ),
+        }
     }
 
     /// Resolves every register-held address of every thread, or fails at the
@@ -478,7 +504,10 @@ impl Builder {
                     if !live {
                         break;
                     }
-                    return Err(fail(self.not_a_location(at, &reg)));
+                    return Err(ParseError::new(
+                        self.not_a_location(at, &reg, &p.text),
+                        p.span,
+                    ));
                 };
                 if off % p.align.max(1) != 0 {
                     if !live {

@@ -137,3 +137,40 @@ fn code_the_placement_never_runs_needs_no_address() {
     .unwrap();
     assert_eq!(addr_names(&t), ["x"]);
 }
+
+/// An address computed past the 32-bit signed offset range (PTX ISA 6.4.1)
+/// is an out-of-range error at the operand, naming the location and the
+/// offset, whichever location follows it; the largest offset resolves, and
+/// an address below a location is still bytes before it.
+#[test]
+fn a_computed_offset_past_the_range_is_out_of_range() {
+    let body = |add: &str| {
+        format!(" mov.u64 %rd1, x ;\n add.u64 %rd1, %rd1, {add} ;\n st.u32 [%rd1], 1 ;")
+    };
+    for init in ["x=0;", "x=0; y=0;"] {
+        let e = parse(&body("2147483648"), init).unwrap_err();
+        assert!(
+            e.starts_with("6:9:")
+                && e.contains("it is `x` + 2147483648, an offset out of range")
+                && e.contains("2147483647")
+                && !e.contains("before"),
+            "{e}"
+        );
+    }
+    // Through the written offset too, and far past the range.
+    let src = " mov.u64 %rd1, x ;\n add.u64 %rd1, %rd1, 2147483644 ;\n st.u32 [%rd1+4], 1 ;";
+    let e = parse(src, "x=0; y=0;").unwrap_err();
+    assert!(
+        e.contains("`[%rd1+4]`") && e.contains("`x` + 2147483648"),
+        "{e}"
+    );
+    let e = parse(&body("4294967296"), "x=0; y=0;").unwrap_err();
+    assert!(
+        e.contains("`x` + 4294967296, an offset out of range"),
+        "{e}"
+    );
+    let t = parse(&body("2147483647"), "x=0; y=0;").unwrap();
+    assert_eq!(addr_names(&t), ["x+2147483647"]);
+    let e = parse(&body("-8"), "y=0; x=0;").unwrap_err();
+    assert!(e.contains("8 bytes before `x`"), "{e}");
+}
