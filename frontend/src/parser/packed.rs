@@ -70,6 +70,13 @@ impl<'s> Parser<'s> {
         // 8.2.5 "in an unspecified order": for release and acquire halves
         // written as separate instructions, an explicit group.
         let group = scalar && (sem.is_release() || sem.is_acquire());
+        let split = Split {
+            t,
+            span,
+            scalar,
+            group,
+            halves,
+        };
         match shape {
             Shape::Load {
                 sem,
@@ -91,30 +98,7 @@ impl<'s> Parser<'s> {
                     dst,
                     addr,
                 };
-                if scalar {
-                    if group {
-                        self.push(t, Instr::Unordered(u32::from(halves.vector)), span);
-                    }
-                    for (i, &r) in regs.iter().enumerate() {
-                        let at_i = half_addr(at, i, a)?;
-                        let addr = self.intern_addr(t, at_i, a);
-                        self.push(
-                            t,
-                            load(
-                                Access {
-                                    bytes: 2,
-                                    vector: 1,
-                                },
-                                vec![r],
-                                addr,
-                            ),
-                            span,
-                        );
-                    }
-                } else {
-                    let addr = self.intern_addr(t, at, a);
-                    self.push(t, load(halves, regs.clone(), addr), span);
-                }
+                self.push_halves(&split, at, a, regs.clone(), load)?;
                 for (k, d) in dsts.into_iter().enumerate() {
                     let (lo, hi) = (regs[2 * k], regs[2 * k + 1]);
                     self.push(t, op(BinOp::Shl, hi, Operand::Reg(hi), HALF_BITS), span);
@@ -171,35 +155,57 @@ impl<'s> Parser<'s> {
                 };
                 // The address is interned last: a register-held one's
                 // `AddrReg` must come just before its memory instruction.
-                if scalar {
-                    if group {
-                        self.push(t, Instr::Unordered(u32::from(halves.vector)), span);
-                    }
-                    for (i, &v) in src.iter().enumerate() {
-                        let at_i = half_addr(at, i, a)?;
-                        let addr = self.intern_addr(t, at_i, a);
-                        self.push(
-                            t,
-                            store(
-                                Access {
-                                    bytes: 2,
-                                    vector: 1,
-                                },
-                                vec![v],
-                                addr,
-                            ),
-                            span,
-                        );
-                    }
-                } else {
-                    let addr = self.intern_addr(t, at, a);
-                    self.push(t, store(halves, src, addr), span);
-                }
+                self.push_halves(&split, at, a, src, store)?;
             }
             _ => return Ok(false),
         }
         Ok(true)
     }
+
+    /// The memory instructions of the halves `items` of a packed access at
+    /// `at` (operand `a`), each built by `make`: one scalar `.b16` access
+    /// per half, after an `unordered` for release and acquire halves, or
+    /// one access of all the halves (`split`).
+    fn push_halves<T: Clone>(
+        &mut self,
+        split: &Split,
+        at: MemAddr<'_>,
+        a: &super::operand::Operand<'_>,
+        items: Vec<T>,
+        make: impl Fn(Access, Vec<T>, crate::ir::AddrId) -> Instr,
+    ) -> PResult<()> {
+        let (t, span) = (split.t, split.span);
+        if !split.scalar {
+            let addr = self.intern_addr(t, at, a);
+            self.push(t, make(split.halves, items, addr), span);
+            return Ok(());
+        }
+        if split.group {
+            self.push(t, Instr::Unordered(u32::from(split.halves.vector)), span);
+        }
+        let one = Access {
+            bytes: 2,
+            vector: 1,
+        };
+        for (i, item) in items.into_iter().enumerate() {
+            let addr = self.intern_addr(t, half_addr(at, i, a)?, a);
+            self.push(t, make(one, vec![item], addr), span);
+        }
+        Ok(())
+    }
+}
+
+/// How the halves of one packed access of thread `t` become instructions
+/// ([`Parser::push_halves`]).
+struct Split {
+    t: usize,
+    span: Span,
+    /// One scalar access per half.
+    scalar: bool,
+    /// Scalar halves in no order with each other (release or acquire).
+    group: bool,
+    /// The access of all the halves at once.
+    halves: Access,
 }
 
 fn op(op: BinOp, dst: crate::ir::RegId, a: Operand, b: i64) -> Instr {
