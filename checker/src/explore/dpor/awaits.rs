@@ -107,31 +107,30 @@ impl Dpor<'_> {
     /// certainly releases (`fairness.rs`: coherence-after it and bound to
     /// become visible to `r`; a write added later only adds releases).
     fn hangs(&self, s: &State, r: EventId) -> SmallVec<[(EventId, i64); 8]> {
-        let Some(loc) = s.exec.event(r).loc() else {
-            return SmallVec::new();
-        };
-        s.exec
-            .ids()
-            .filter_map(|x| match s.exec.event(x).kind {
-                EventKind::Write { loc: l, value, .. } if l.phys == loc.phys => Some((x, value)),
-                _ => None,
-            })
-            .filter(|&(x, v)| self.awaiting_fails(s, r, v) && may_stay_on(&s.exec, r, x))
-            .collect()
+        self.hang_writes(s, r).collect()
     }
 
     /// Whether the awaiting read `r` may still hang on a write of the graph
-    /// ([`Self::hangs`]); without a later write for it, it must.
+    /// ([`Self::hangs`], stopping at the first); without a later write for
+    /// it, it must.
     pub(super) fn may_hang(&self, s: &State, r: EventId) -> bool {
-        let Some(loc) = s.exec.event(r).loc() else {
-            return false;
-        };
-        s.exec.ids().any(|x| match s.exec.event(x).kind {
-            EventKind::Write { loc: l, value, .. } if l.phys == loc.phys => {
-                self.awaiting_fails(s, r, value) && may_stay_on(&s.exec, r, x)
-            }
-            _ => false,
-        })
+        self.hang_writes(s, r).next().is_some()
+    }
+
+    /// [`Self::hangs`], one write at a time.
+    fn hang_writes<'s>(
+        &'s self,
+        s: &'s State,
+        r: EventId,
+    ) -> impl Iterator<Item = (EventId, i64)> + 's {
+        let phys = s.exec.event(r).loc().map(|l| l.phys);
+        s.exec
+            .ids()
+            .filter_map(move |x| match s.exec.event(x).kind {
+                EventKind::Write { loc, value, .. } if Some(loc.phys) == phys => Some((x, value)),
+                _ => None,
+            })
+            .filter(move |&(x, v)| self.awaiting_fails(s, r, v) && may_stay_on(&s.exec, r, x))
     }
 
     /// No thread can go on and `r` awaits: it reads, in turn, each write of

@@ -43,8 +43,9 @@ use crate::ir::{
 use crate::lexer::Tok;
 use form::{Form, Kind, Mode};
 
-/// The largest box and coordinate ptxmc takes (the limit of address offsets).
-const MAX_BYTES: i64 = 1 << 20;
+/// The largest box ptxmc takes: a copy of more bytes is not cut into scalar
+/// accesses (`MAX_COPY` of the checker's `sizes/async_access.rs`).
+const MAX_BOX: i64 = 1 << 20;
 
 /// `tmap @ tensormap g0, g1 box B;`: the tensors a tensor map's values name.
 #[derive(Clone, Debug)]
@@ -106,9 +107,9 @@ impl<'s> Parser<'s> {
         if self.at_word("box") {
             self.bump();
             let (b, bspan) = self.integer("the box size in bytes")?;
-            if !(1..MAX_BYTES).contains(&b) {
+            if !(1..MAX_BOX).contains(&b) {
                 return Err(bad(
-                    format!("the box of `{name}` must be 1 to {} bytes", MAX_BYTES - 1),
+                    format!("the box of `{name}` must be 1 to {} bytes", MAX_BOX - 1),
                     bspan,
                 ));
             }
@@ -279,7 +280,10 @@ impl<'s> Parser<'s> {
                     )));
                 };
                 match (d, v) {
-                    (0, v) if (0..MAX_BYTES).contains(&v) => tile_at = v as u32,
+                    // The tile's byte, an address offset (`[g+N]`).
+                    (0, v) if (0..crate::ir::MAX_ADDR_OFFSET - decl.box_bytes).contains(&v) => {
+                        tile_at = v as u32
+                    }
                     (0, _) => {
                         return Ok(Err(format!(
                             "the coordinate `{}` is outside the tensor",
@@ -299,24 +303,16 @@ impl<'s> Parser<'s> {
             tensors = Some((name.to_string(), decl.tensors.clone()));
             box_bytes = decl.box_bytes;
         }
-        let place = |op: &Operand<'s>| -> PResult<Result<Place<'s>, String>> {
+        let place = |op: &Operand<'s>| -> PResult<Place<'s>> {
             Ok(match c.mem_addr(op)? {
-                MemAddr::Loc(n, o) => Ok(Place::At(n.to_string(), o)),
-                MemAddr::Reg(r, o) => Ok(Place::Reg(op.clone(), r, o)),
+                MemAddr::Loc(n, o) => Place::At(n.to_string(), o),
+                MemAddr::Reg(r, o) => Place::Reg(op.clone(), r, o),
             })
         };
-        macro_rules! place {
-            ($op:expr) => {
-                match place($op)? {
-                    Ok(p) => p,
-                    Err(reason) => return Ok(Err(reason)),
-                }
-            };
-        }
         let copies = match f.kind {
             Kind::Prefetch => Vec::new(),
             Kind::Store | Kind::Reduce(_) => {
-                let src = place!(&ops[1]);
+                let src = place(&ops[1])?;
                 vec![CopyPlan {
                     dst: Place::Tensor(tile_at),
                     dst_space: StateSpace::Global,
@@ -336,7 +332,7 @@ impl<'s> Parser<'s> {
                         OpKind::Int(i) if i > 0 => i,
                         _ => return Err(c.bad("size", "a positive integer", &ops[2])),
                     };
-                    (place!(&ops[1]), size, &ops[3])
+                    (place(&ops[1])?, size, &ops[3])
                 } else {
                     (Place::Tensor(tile_at), box_bytes, &ops[2])
                 };
@@ -344,8 +340,8 @@ impl<'s> Parser<'s> {
                     Kind::Load { dst_space } => dst_space,
                     _ => StateSpace::SharedCluster,
                 };
-                let dst = place!(&ops[0]);
-                let mbar = place!(mbar_op);
+                let dst = place(&ops[0])?;
+                let mbar = place(mbar_op)?;
                 let targets = if f.multicast {
                     // After the mbarrier and any im2col offsets.
                     let mask_op = if f.kind == Kind::BulkMulticast {

@@ -147,6 +147,27 @@ fn constant_coordinates_lower_to_a_map_read_and_bulk_copies() {
         " cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [s], [tm, {0}], [bar] ;\n",
     );
     assert_eq!(copies(&one), [(n("s", 0), n("g", 0), Some(n("bar", 0)), 4)]);
+    // A coordinate is a byte offset of the tensor, as far as `[g+N]` goes.
+    let far = parse(
+        "g=0; tm=0; tm @ tensormap g; s=0; bar=0;",
+        " cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [s], [tm, {1048576}], [bar] ;\n",
+    );
+    assert!(far.unsupported.is_empty(), "{:?}", far.unsupported);
+    assert_eq!(
+        copies(&far),
+        [(n("s", 0), n("g", 1 << 20), Some(n("bar", 0)), 4)]
+    );
+    let past = parse(
+        "g=0; tm=0; tm @ tensormap g; s=0; bar=0;",
+        " cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [s], [tm, {2147483645}], [bar] ;\n",
+    );
+    assert!(
+        past.unsupported
+            .iter()
+            .any(|u| u.construct.contains("outside the tensor")),
+        "{:?}",
+        past.unsupported
+    );
     assert!(!one.threads[0]
         .code
         .iter()
