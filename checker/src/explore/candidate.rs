@@ -404,42 +404,17 @@ fn liveness(
 /// Whether every thread that ended in a spin loop spins fairly: no read of
 /// its blocking iteration has a write coherence-after (`rel.co`) the write
 /// it reads that is morally strong with the read (8.7) or eventually
-/// observable to it across proxies (8.6.1).
+/// observable to it across proxies (8.6.1): the model's rule,
+/// [`model::fairness::reads_fairly`].
 fn spins_fair(exec: &Execution, endings: &[Ending], rel: &Relations) -> bool {
     endings.iter().all(|e| {
         let Ending::Spin { iteration, .. } = e else {
             return true;
         };
-        iteration.iter().all(|&r| {
-            let Some(w) = exec.rf().get(r.index()).copied().flatten() else {
-                return true;
-            };
-            !exec
-                .ids()
-                .any(|w2| rel.co.contains(w, w2) && releases(exec, r, w, w2))
-        })
+        iteration
+            .iter()
+            .all(|&r| model::fairness::reads_fairly(exec, r, &rel.co))
     })
-}
-
-/// Whether `w2`, another write of the location of `w` (the write the spin
-/// read `r` reads), is bound to become visible to `r` once it is
-/// coherence-after `w`: it is morally strong with the read (8.7) or
-/// eventually observable to it across proxies (8.6.1). The coherence part
-/// is the caller's (the completed order here, the explorer's edges in
-/// `dpor/fairness.rs`). A write of `r`'s own thread after `r` does not
-/// count: it lies in the blocking iteration, which blocked only if its
-/// writes are write-backs of failed CASes (`interp`: a retry loop), each
-/// writing the value its read read and seen again by the next iteration.
-pub(crate) fn releases(exec: &Execution, r: EventId, w: EventId, w2: EventId) -> bool {
-    let e2 = exec.event(w2);
-    let er = exec.event(r);
-    let own_later = e2.thread.is_some() && e2.thread == er.thread && e2.po_index > er.po_index;
-    w2 != w
-        && !own_later
-        && e2.is_write()
-        && e2.loc().map(|l| l.phys) == exec.event(w).loc().map(|l| l.phys)
-        && (model::morally_strong(exec, r, w2)
-            || model::eventually_observable_across_proxies(exec, w2, r))
 }
 
 /// A hash of the canonical form of a complete graph, for `--check-duplicates`:

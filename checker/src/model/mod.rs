@@ -12,7 +12,9 @@
 //! - base, proxy-preserved base, and causality order (8.9.5): `causality.rs`;
 //! - coherence order (8.9.6, with 8.10.1 as its forcing rule): `coherence.rs`;
 //! - communication order (8.9.7): `communication.rs`;
-//! - witness paths for [`Violation`]s: `witness.rs`.
+//! - witness paths for [`Violation`]s: `witness.rs`;
+//! - fair spinning (8.6.1, 8.7: when a write is bound to become visible to a
+//!   spin read): `fairness.rs`.
 //!
 //! Explorers that grow a graph event by event meet the model at one seam,
 //! the [`Model`] trait (`consistency.rs`), which the chapter-8 model
@@ -35,6 +37,7 @@ mod chapter8;
 pub(crate) mod coherence;
 mod communication;
 pub(crate) mod consistency;
+pub(crate) mod fairness;
 pub(crate) mod fast;
 pub(crate) mod fence_sc;
 mod morally_strong;

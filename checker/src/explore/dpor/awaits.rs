@@ -22,8 +22,8 @@
 //! with an exiting value is chosen when the read or the writer is added, as
 //! for every read; one with a failing value only at the hang.
 
-use super::fairness::may_stay_on;
 use super::*;
+use crate::model::fairness::may_stay_on;
 
 impl Dpor<'_> {
     /// Thread `t`'s state `before` (stopped at its read `r`) after `r`
@@ -104,7 +104,7 @@ impl Dpor<'_> {
 
     /// The writes of the graph the awaiting read `r` may hang on: those
     /// whose value makes its iteration fail and that no write of the graph
-    /// certainly releases (`fairness.rs`: coherence-after it and bound to
+    /// certainly releases ([`crate::model::fairness::may_stay_on`]: coherence-after it and bound to
     /// become visible to `r`; a write added later only adds releases).
     fn hangs(&self, s: &State, r: EventId) -> SmallVec<[(EventId, i64); 8]> {
         self.hang_writes(s, r).collect()

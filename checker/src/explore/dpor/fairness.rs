@@ -1,21 +1,22 @@
 //! Spin-assume without waste: a thread that ended in a side-effect-free spin
 //! loop keeps its graph only while the graph can still be a fair hang
 //! (`docs/model-notes.md`, "Waits"). The blocked graph counts for liveness
-//! only (8.6.1, 8.7: [`super::candidate`]'s fairness rule); once a write
-//! coherence-after the write a read of the blocking iteration reads is in
-//! the graph, morally strong with the read (8.7) or eventually observable
-//! to it across proxies (8.6.1), every completion is unfair, so the graph
-//! is pruned at once instead of at its completion.
+//! only (8.6.1, 8.7: the model's fairness rule, `model/fairness.rs`); once
+//! a write coherence-after the write a read of the blocking iteration reads
+//! is in the graph, morally strong with the read (8.7) or eventually
+//! observable to it across proxies (8.6.1), every completion is unfair, so
+//! the graph is pruned at once instead of at its completion. The rules are
+//! the model's ([`crate::model::fairness`]); this file keeps the explorer's
+//! bookkeeping (which threads may still write what, and when).
 
 use super::ahead::SCRATCH;
 use super::{Dpor, Run, State};
 use crate::event::{EventId, EventKind};
-use crate::execution::Execution;
-use crate::explore::candidate::{releases, Ending};
+use crate::explore::candidate::Ending;
 use crate::interp::{BlockReason, Next, ThreadState};
 use crate::model;
+use crate::model::fairness::read_may_stay;
 use ptxmc_frontend::ir::Proxy;
-use smallvec::SmallVec;
 
 impl Dpor<'_> {
     /// Whether every thread of `s` that ended in a spin loop can still be
@@ -113,7 +114,7 @@ impl Dpor<'_> {
     /// on its write half) blocks only after that write: then the probe steps
     /// over it, and the iteration is stale only when one of its reads has a
     /// write of the graph certainly coherence-after its own and bound to
-    /// become visible to it ([`read_may_stay`]), which every completion of the
+    /// become visible to it ([`read_may_stay`], the model's rule), which every completion of the
     /// child keeps (coherence edges only grow); the rest of the fairness
     /// check ([`Self::released_later`]) may change with the readers that
     /// write serves, so it is left to the child.
@@ -230,66 +231,10 @@ impl Dpor<'_> {
                         .filter_map(|ws| ws.get(p))
                         .flatten()
                         .collect();
-                    kinds.iter().all(|a| {
-                        a.is_rmw()
-                            && kinds
-                                .iter()
-                                .all(|b| model::morally_strong_events(a, b, &placements))
-                    })
+                    model::fairness::rmw_chain(&kinds, &placements)
                 })
                 .collect()
         });
         facts.get(phys).copied().unwrap_or(false)
     }
-}
-
-/// Whether the read `r` (any event of a spin iteration; others pass) may
-/// keep reading its write forever in some completion of `exec`.
-fn read_may_stay(exec: &Execution, r: EventId) -> bool {
-    // A read without a writer yet (committed to a value) is checked again
-    // when the write that gives it its value is added.
-    let Some(w) = exec.rf().get(r.index()).copied().flatten() else {
-        return true;
-    };
-    may_stay_on(exec, r, w)
-}
-
-/// Whether the read `r` may keep reading `w` forever in some completion of
-/// `exec`: no write of the graph comes after `w` in every coherence order
-/// and is bound to become visible to `r` (moral strength, 8.7, or
-/// eventual visibility across proxies, 8.6.1).
-pub(super) fn may_stay_on(exec: &Execution, r: EventId, w: EventId) -> bool {
-    let after = coherence_after(exec, w);
-    !exec.ids().any(|w2| {
-        after.as_ref().is_none_or(|a| {
-            a.get(w2.index() / 64)
-                .is_some_and(|word| word >> (w2.index() % 64) & 1 == 1)
-        }) && !exec.event(w2).is_init()
-            && releases(exec, r, w, w2)
-    })
-}
-
-/// The writes that come after `w` in every coherence order extending the
-/// graph, as a set of event indices: a chain of the explorer's coherence
-/// edges leads from `w` to them. `None` when `w` is the initial write:
-/// then every other write of its location (8.9.6).
-fn coherence_after(exec: &Execution, w: EventId) -> Option<SmallVec<[u64; 4]>> {
-    if exec.event(w).is_init() {
-        return None;
-    }
-    let words = exec.len().div_ceil(64);
-    let mut seen: SmallVec<[u64; 4]> = smallvec::smallvec![0; words];
-    let mut stack: SmallVec<[EventId; 16]> = smallvec::smallvec![w];
-    while let Some(x) = stack.pop() {
-        for y in exec.co().successors(x) {
-            let (k, bit) = (y.index() / 64, 1u64 << (y.index() % 64));
-            if let Some(word) = seen.get_mut(k) {
-                if *word & bit == 0 {
-                    *word |= bit;
-                    stack.push(y);
-                }
-            }
-        }
-    }
-    Some(seen)
 }
