@@ -10,6 +10,7 @@ use super::{morally_strong, morally_strong_events, Chapter8};
 use crate::event::{Event, EventId, EventKind};
 use crate::execution::Execution;
 use ptxmc_frontend::ir::{Proxy, VAddrId};
+use smallvec::SmallVec;
 
 /// What the model says about the writes a waiting read may still get.
 pub(crate) trait Waits {
@@ -35,6 +36,11 @@ pub(crate) trait Waits {
         r: EventId,
         accesses: &mut dyn Iterator<Item = (VAddrId, Proxy)>,
     ) -> bool;
+
+    /// The writes of `g` that an RMW read morally strong with the RMW `q`
+    /// (an RMW as a thread may issue it) reads already, which `q` cannot read
+    /// as well.
+    fn writes_taken_by_strong_rmws(&self, g: &Execution, q: &Event) -> SmallVec<[EventId; 8]>;
 
     /// Whether the read `q` is an acquire that synchronizes with some
     /// writes it may read ([`Waits::synchronizes_when_read`]).
@@ -96,6 +102,22 @@ impl Waits for Chapter8 {
             }
         }
         true
+    }
+
+    /// The write halves of RMWs morally strong with `q` have their read
+    /// halves' scope, proxy and address (8.7), so they are morally strong
+    /// with `q` too: `q` reading the write such a read reads would put one of
+    /// the two RMW writes between that write and the other in coherence
+    /// (8.10.3).
+    fn writes_taken_by_strong_rmws(&self, g: &Execution, q: &Event) -> SmallVec<[EventId; 8]> {
+        g.ids()
+            .filter(|&r| {
+                let e = g.event(r);
+                matches!(e.kind, EventKind::Read { rmw: true, .. })
+                    && morally_strong_events(e, q, g.placements())
+            })
+            .filter_map(|r| g.rf().get(r.index()).copied().flatten())
+            .collect()
     }
 
     /// A strong acquire read, not a reduction's (8.8: the acquire pattern's

@@ -34,6 +34,7 @@
 use super::{Dpor, Run, State};
 use crate::event::{Event, EventId, EventKind};
 use crate::interp::{Next, ThreadState};
+use crate::model::waits::Waits;
 use crate::report::BlockReason;
 use ptxmc_frontend::ir::{Instr, Operand, RmwOp};
 use smallvec::SmallVec;
@@ -126,7 +127,7 @@ impl Dpor<'_> {
             None => None,
         };
         let consumed = if a.cas {
-            consumed_by_strong_rmws(s, &a.gate)
+            s.model.writes_taken_by_strong_rmws(&s.exec, &a.gate)
         } else {
             SmallVec::new()
         };
@@ -373,21 +374,4 @@ impl Dpor<'_> {
             })
         })
     }
-}
-
-/// The writes that an RMW read of the graph morally strong with the RMW `q`
-/// reads (8.7; their write halves have their read halves' scope, proxy and
-/// address, so they are morally strong too): `q` cannot read them as well
-/// (8.10.3: one of the two RMW writes would lie between such a write and the
-/// other in coherence).
-fn consumed_by_strong_rmws(s: &State, q: &Event) -> SmallVec<[EventId; 8]> {
-    s.exec
-        .ids()
-        .filter(|&r| {
-            let e = s.exec.event(r);
-            matches!(e.kind, EventKind::Read { rmw: true, .. })
-                && crate::model::morally_strong_events(e, q, s.exec.placements())
-        })
-        .filter_map(|r| s.exec.rf().get(r.index()).copied().flatten())
-        .collect()
 }

@@ -312,6 +312,26 @@ impl Dpor<'_> {
             .rmws_need_distinct_writers(&s.exec, r1, r2, &mut kinds)
     }
 
+    /// [`Self::must_not_share`] for the write `w` of the graph, which both
+    /// would read, with value `value`: the model's rule on `w` itself.
+    pub(super) fn cannot_share_write(
+        &self,
+        s: &State,
+        r1: EventId,
+        r2: EventId,
+        w: EventId,
+        value: i64,
+    ) -> bool {
+        self.rmw_read(s, r1, Some(value))
+            && self.rmw_read(s, r2, Some(value))
+            && s.model.rmws_need_distinct_writers(
+                &s.exec,
+                r1,
+                r2,
+                &mut std::iter::once(s.exec.event(w)),
+            )
+    }
+
     /// Whether the read `r` is the read half of an RMW whose write half
     /// follows when it reads `value` (`None`: whatever it reads). A read
     /// that has its value is marked so (`set_read_value`); a waiting one is

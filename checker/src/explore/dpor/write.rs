@@ -103,10 +103,7 @@ impl<'a> Dpor<'a> {
             .iter()
             .map(|&r1| {
                 readers.iter().enumerate().fold(0u64, |m, (j, &r2)| {
-                    let both = r1 != r2
-                        && model::morally_strong(&s.exec, id, r1)
-                        && model::morally_strong(&s.exec, id, r2)
-                        && self.must_not_share(s, r1, r2, 0, Some(value));
+                    let both = r1 != r2 && self.cannot_share_write(s, r1, r2, id, value);
                     m | u64::from(both) << j
                 })
             })
