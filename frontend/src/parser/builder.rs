@@ -59,6 +59,16 @@ pub(super) struct PendingAddr {
     pub span: Span,
 }
 
+/// `tmap @ tensormap g0, g1 box B;`: the tensors a tensor map's values name
+/// (declared in the header, read by `parser/tensor` when a tensor copy names
+/// the map).
+#[derive(Clone, Debug)]
+pub(super) struct TensorMapDecl {
+    pub(super) name: String,
+    pub(super) tensors: Vec<String>,
+    pub(super) box_bytes: i64,
+}
+
 /// The placeholder address of a memory instruction until its register-held
 /// address is resolved.
 pub(super) const UNRESOLVED: AddrId = AddrId(u32::MAX);
@@ -98,7 +108,7 @@ pub(super) struct Builder {
     /// Register-held addresses still to resolve.
     pub pending_addrs: Vec<PendingAddr>,
     /// The tensor maps of the initial state (`tmap @ tensormap g0, g1 box 8;`).
-    pub tensormaps: Vec<super::tensor::TensorMapDecl>,
+    pub tensormaps: Vec<TensorMapDecl>,
     /// The instance of a shared location in each CTA of the cluster, by
     /// `%cluster_ctarank` (`s @ cluster s0, s1;`).
     pub cluster_instances: Vec<(String, Vec<String>)>,

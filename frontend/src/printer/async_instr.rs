@@ -1,6 +1,6 @@
 //! Asynchronous operations and `mbarrier` instructions (8.9.1.1) in PTX spelling.
 
-use super::instr::{access_mods, space_mod, Ctx};
+use super::words::{access_mods, space_mod, Ctx};
 use crate::ir::{AddrOperand, AsyncInstr, MbarrierUpdate, Scope, Sem, StateSpace, WgmmaA};
 
 /// `.relaxed.sys` / `.release.cluster` / `` for weak.

@@ -96,12 +96,12 @@ pub(super) fn call(t: &Test, th: usize, c: &ApiCall) -> String {
         ApiCall::DeviceSynchronize => name.to_string(),
         ApiCall::StreamQuery { dst, stream: s } => format!(
             "{name} %{}, {}",
-            super::instr::reg_name(t, th, *dst).trim_start_matches('%'),
+            super::words::reg_name(t, th, *dst).trim_start_matches('%'),
             stream(t, *s)
         ),
         ApiCall::EventQuery { dst, event } => format!(
             "{name} %{}, {event}",
-            super::instr::reg_name(t, th, *dst).trim_start_matches('%')
+            super::words::reg_name(t, th, *dst).trim_start_matches('%')
         ),
     }
 }

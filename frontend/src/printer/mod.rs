@@ -12,6 +12,7 @@
 mod async_instr;
 mod host;
 mod instr;
+mod words;
 
 use crate::ir::{AddrId, AddrKind, CmpOp, Prop, Term, Test};
 use std::fmt::Write;
@@ -67,7 +68,7 @@ pub(crate) fn print(t: &Test) -> String {
             out,
             "P{}:{}={v};",
             th.index(),
-            instr::reg_name(t, th.index(), r)
+            words::reg_name(t, th.index(), r)
         );
     }
     out.push_str("}\n");
@@ -95,7 +96,7 @@ fn table(t: &Test, out: &mut String) {
         } else {
             format!("P{i}@cta {},gpu {}", p.cta, p.gpu)
         });
-        let mut via: instr::Via = [None; 3];
+        let mut via: words::Via = [None; 3];
         for s in &th.code {
             if let crate::ir::Instr::AddrReg {
                 reg,
@@ -164,7 +165,7 @@ pub(super) fn addr(t: &Test, a: AddrId) -> String {
 fn term(t: &Test, x: &Term) -> String {
     match *x {
         Term::Const(c) => c.to_string(),
-        Term::Reg(th, r) => format!("P{}:{}", th.index(), instr::reg_name(t, th.index(), r)),
+        Term::Reg(th, r) => format!("P{}:{}", th.index(), words::reg_name(t, th.index(), r)),
         Term::Mem(a) => addr(t, a),
     }
 }

@@ -32,6 +32,7 @@ mod form;
 #[cfg(test)]
 mod tests;
 
+use super::builder::TensorMapDecl;
 use super::instr::{Check, MemAddr};
 use super::operand::{OpKind, Operand};
 use super::{PResult, Parser};
@@ -46,14 +47,6 @@ use form::{Form, Kind, Mode};
 /// The largest box ptxmc takes: a copy of more bytes is not cut into scalar
 /// accesses (`MAX_COPY` of the checker's `sizes/async_access.rs`).
 const MAX_BOX: i64 = 1 << 20;
-
-/// `tmap @ tensormap g0, g1 box B;`: the tensors a tensor map's values name.
-#[derive(Clone, Debug)]
-pub(super) struct TensorMapDecl {
-    name: String,
-    tensors: Vec<String>,
-    box_bytes: i64,
-}
 
 /// A byte of memory an operand names.
 #[derive(Clone, Debug)]
