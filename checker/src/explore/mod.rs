@@ -26,8 +26,6 @@ pub mod memory;
 pub(crate) mod outcome;
 pub mod split;
 pub mod strategy;
-mod sym;
-mod traces;
 
 use crate::report::{Options, Report, Status};
 pub use outcome::term_value;

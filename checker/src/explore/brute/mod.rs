@@ -2,7 +2,7 @@
 //! Clarity over speed: it is the oracle the other explorers are tested against.
 //!
 //! 1. Each thread runs once per path with symbolic values (herd-style,
-//!    [`super::traces`]): a read's value is a variable, a branch the values do
+//!    [`traces`]): a read's value is a variable, a branch the values do
 //!    not decide forks with a constraint, and a thread may stop forever at a
 //!    barrier wait that has a thread count.
 //! 2. For every combination of one path per thread: initial writes first, then
@@ -30,11 +30,12 @@
 //! subtree is skipped. This changes nothing but the time (every unit test of
 //! the enumerator runs both ways; so did the whole corpus once).
 
+mod sym;
+mod traces;
+
 use super::barrier;
 use super::candidate::{self, Ending, Finish};
 use super::outcome::Outcomes;
-use super::sym::Sym;
-use super::traces::{self, Trace, TraceEnd};
 use super::Budget;
 use crate::event::{EventId, EventKind};
 use crate::execution::Execution;
@@ -46,6 +47,8 @@ use ptxmc_frontend::ir::{Test, ThreadId};
 use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::time::Instant;
+use sym::Sym;
+use traces::{Trace, TraceEnd};
 
 /// Paths of one thread beyond which the enumerator gives up.
 const MAX_PATHS: usize = 100_000;
