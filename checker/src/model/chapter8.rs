@@ -5,7 +5,7 @@
 //! (`positions.rs` for writes, [`Chapter8::readable`] for reads), each a
 //! case of an axiom of 8.10.
 
-use super::consistency::{Decision, Model, Positions};
+use super::consistency::{Decision, Model, Positions, Writes};
 use super::{check_full, fast, fence_sc, positions, Relations, Violation};
 use crate::event::{Event, EventId, EventKind};
 use crate::execution::Execution;
@@ -580,7 +580,7 @@ impl Model for Chapter8 {
         private && !own_earlier.is_empty() && rivals.is_empty() && !g.event(w).is_rmw()
     }
 
-    fn rivals(&self, g: &Execution, w: EventId) -> Vec<EventId> {
+    fn rivals(&self, g: &Execution, w: EventId) -> Writes {
         if self.follows(g) {
             // From the rows of the statics: the same writes, in id order.
             let row = self.statics.ms_writes_to_loc_of(w.index());
@@ -609,9 +609,9 @@ impl Model for Chapter8 {
         g: &Execution,
         t: usize,
         w: EventId,
-        rivals: &mut Vec<EventId>,
+        rivals: &mut Writes,
         unordered_thread: bool,
-    ) -> Vec<EventId> {
+    ) -> Writes {
         positions::own_earlier_writes(g, t, w, rivals, unordered_thread)
     }
 

@@ -19,6 +19,10 @@ use crate::event::{Event, EventId};
 use crate::execution::Execution;
 use smallvec::SmallVec;
 
+/// A few writes, as a new write's rivals in coherence (8.9.6): inline, so
+/// that a write node of a search allocates nothing for them.
+pub(crate) type Writes = SmallVec<[EventId; 8]>;
+
 /// What an incremental check found.
 pub(crate) use super::fast::Decision;
 
@@ -145,7 +149,7 @@ pub(crate) trait Model: Clone + Send {
     /// The writes morally strong with the write `w` (8.7) to its location,
     /// initial writes left out, in id order: the writes a new write is
     /// ordered with in coherence (8.9.6).
-    fn rivals(&self, g: &Execution, w: EventId) -> Vec<EventId>;
+    fn rivals(&self, g: &Execution, w: EventId) -> Writes;
 
     /// Whether adding the fence `f` at the end of its thread (the last event
     /// of `g`, with no event after it anywhere), to a graph found
@@ -182,9 +186,9 @@ pub(crate) trait Model: Clone + Send {
         g: &Execution,
         t: usize,
         w: EventId,
-        rivals: &mut Vec<EventId>,
+        rivals: &mut Writes,
         unordered_thread: bool,
-    ) -> Vec<EventId>;
+    ) -> Writes;
 
     /// The coherence positions the write `w`, the last event of `g`, may
     /// take among its `rivals` (at most 63), without those an axiom rules

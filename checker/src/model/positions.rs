@@ -6,19 +6,21 @@
 //! axiom that the full check ([`super::check`]) would find violated, so
 //! leaving the positions out changes no count.
 
+use super::consistency::Writes;
 use super::morally_strong;
 use crate::event::EventId;
 use crate::execution::Execution;
 use crate::model::fast;
 use crate::relation::BitMatrix;
 use ptxmc_frontend::ir::{Proxy, ThreadId};
+use smallvec::SmallVec;
 
 /// The coherence positions a new write may take: each as the set of the
 /// writes of its rivals ([`super::Model::rivals`], bit `k`: `rivals[k]`)
 /// that come before it.
 pub(crate) struct Positions {
     /// The positions, in the order the explorer visits them.
-    pub(crate) list: Vec<u64>,
+    pub(crate) list: SmallVec<[u64; 8]>,
     /// The transitive closure of the coherence edges chosen before the
     /// write was added.
     reach: Reach,
@@ -34,7 +36,7 @@ impl Positions {
             // One position, before no rival, and no RMW guard (each names a
             // rival): the closure is not needed (a private write's case).
             return Self {
-                list: vec![0],
+                list: smallvec::smallvec![0],
                 reach: Reach::Empty,
             };
         }
@@ -47,7 +49,8 @@ impl Positions {
         // write, morally strong with both halves of one, cannot come after
         // the write that RMW reads from and before its write half.
         let guards = rmw_guards(g, id, ms, &reach);
-        list.retain(|&before| {
+        list.retain(|before| {
+            let before = *before;
             guards.iter().all(|&(first, source, half)| {
                 !(first || before & source != 0) || before >> half & 1 == 1
             })
@@ -121,18 +124,18 @@ pub(crate) fn own_earlier_writes(
     g: &Execution,
     t: usize,
     id: EventId,
-    ms: &mut Vec<EventId>,
+    ms: &mut Writes,
     unordered_thread: bool,
-) -> Vec<EventId> {
+) -> Writes {
     let ev = g.event(id);
     let Some(loc) = ev.loc() else {
-        return Vec::new();
+        return Writes::new();
     };
     if !((ms.len() > 63 || g.len() > fast::MAX_EVENTS)
         && !unordered_thread
         && ev.proxy == Proxy::Generic)
     {
-        return Vec::new();
+        return Writes::new();
     }
     let own_before = |m: EventId| {
         let e = g.event(m);
@@ -142,7 +145,7 @@ pub(crate) fn own_earlier_writes(
                 .is_some_and(|l| l.vaddr == loc.vaddr && l.phys == loc.phys)
     };
     let before_all = ms.iter().copied().filter(|&m| own_before(m)).collect();
-    ms.retain(|&m| !own_before(m));
+    ms.retain(|m| !own_before(*m));
     before_all
 }
 
@@ -158,8 +161,8 @@ fn rmw_guards(
     id: EventId,
     ms: &[EventId],
     reach: &Reach,
-) -> Vec<(bool, u64, usize)> {
-    let mut out = Vec::new();
+) -> SmallVec<[(bool, u64, usize); 4]> {
+    let mut out = SmallVec::new();
     for list in exec.threads() {
         for pair in list.windows(2) {
             let (r, h) = (pair[0], pair[1]);
@@ -247,9 +250,9 @@ fn coherence_positions(
     ms: &[EventId],
     rmw_source: Option<(EventId, EventId)>,
     forced: u64,
-) -> Vec<u64> {
+) -> SmallVec<[u64; 8]> {
     // Topological order of `ms` under `reach`: fewer ancestors first.
-    let mut order: Vec<usize> = (0..ms.len()).collect();
+    let mut order: SmallVec<[usize; 16]> = (0..ms.len()).collect();
     order.sort_by_key(|&i| ms.iter().filter(|&&y| reach.contains(y, ms[i])).count());
     let forbidden = |x: EventId| match rmw_source {
         Some((src, _)) if exec.event(src).is_init() => true,
@@ -267,7 +270,7 @@ fn coherence_positions(
         src_first.is_some_and(|src| x == src || reach.contains(x, src))
             || (x.index() < 64 && forced >> x.index() & 1 == 1)
     };
-    let mut out = Vec::new();
+    let mut out = SmallVec::new();
     down_sets(ms, &order, 0, reach, &forbidden, &required, 0, &mut out);
     out
 }
@@ -283,7 +286,7 @@ fn down_sets(
     forbidden: &dyn Fn(EventId) -> bool,
     required: &dyn Fn(EventId) -> bool,
     chosen: u64,
-    out: &mut Vec<u64>,
+    out: &mut SmallVec<[u64; 8]>,
 ) {
     let Some(&k) = order.get(i) else {
         out.push(chosen);

@@ -28,7 +28,7 @@ impl<'a> Dpor<'a> {
         s.states[t].commit(id, None);
         // The writes the new one is ordered with in coherence (8.9.6).
         let mut ms = s.model.rivals(&s.exec, id);
-        let readers: Vec<EventId> = s
+        let readers: SmallVec<[EventId; 8]> = s
             .pending
             .iter()
             .copied()
@@ -55,7 +55,7 @@ impl<'a> Dpor<'a> {
         // iteration ([`Self::awaiting_takes`]).
         let mut readers = readers;
         if !s.awaiting.is_empty() {
-            let mut kept = Vec::with_capacity(readers.len());
+            let mut kept = SmallVec::with_capacity(readers.len());
             for r in readers {
                 if !s.awaiting.contains(&r) || self.awaiting_takes(s, r, value) {
                     kept.push(r);
@@ -93,13 +93,13 @@ impl<'a> Dpor<'a> {
         // The waiting reads that are the read half of an RMW whose write half
         // is in the graph, morally strong with the new write: the position
         // that must then be the new write's ([`crate::model::consistency::Positions::rmw_half`]).
-        let halves: Vec<Option<(usize, u64)>> = readers
+        let halves: SmallVec<[Option<(usize, u64)>; 8]> = readers
             .iter()
             .map(|&r| positions.rmw_half(&s.exec, id, r, &ms))
             .collect();
         // Pairs of waiting reads that cannot both read from this write: RMWs
         // morally strong with each other and with it ([`Self::must_not_share`]).
-        let apart: Vec<u64> = readers
+        let apart: SmallVec<[u64; 8]> = readers
             .iter()
             .map(|&r1| {
                 readers.iter().enumerate().fold(0u64, |m, (j, &r2)| {
@@ -112,9 +112,10 @@ impl<'a> Dpor<'a> {
         let single = positions.list.len() == 1 && readers.is_empty();
         let parent = (relations && !single).then(|| s.model.save(n0));
         let node_state = s.save(t);
-        let pending = s.pending.clone();
-        let waiting = s.waiting.clone();
-        let awaiting = s.awaiting.clone();
+        // (Snapshots kept inline, restored into the state's own buffers.)
+        let pending: SmallVec<[EventId; 8]> = SmallVec::from_slice(&s.pending);
+        let waiting: SmallVec<[EventId; 8]> = SmallVec::from_slice(&s.waiting);
+        let awaiting: SmallVec<[EventId; 8]> = SmallVec::from_slice(&s.awaiting);
         for &m in &before_all {
             s.exec.order_co(m, id);
         }
@@ -230,9 +231,9 @@ impl<'a> Dpor<'a> {
                             s.exec.set_rf(r, None);
                         }
                     }
-                    s.pending.clone_from(&pending);
-                    s.waiting.clone_from(&waiting);
-                    s.awaiting.clone_from(&awaiting);
+                    restore(&mut s.pending, &pending);
+                    restore(&mut s.waiting, &waiting);
+                    restore(&mut s.awaiting, &awaiting);
                     s.model.forget();
                     if res.is_err() || mask == allowed {
                         break;
@@ -330,4 +331,10 @@ impl<'a> Dpor<'a> {
             }
         }
     }
+}
+
+/// Makes `into` the list `from`, in its own buffer.
+fn restore(into: &mut Vec<EventId>, from: &[EventId]) {
+    into.clear();
+    into.extend_from_slice(from);
 }
