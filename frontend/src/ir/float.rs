@@ -51,6 +51,29 @@ pub struct FloatOp {
     pub ftz: bool,
 }
 
+impl FloatKind {
+    /// The operation word (`add`, `min`, `max`).
+    pub fn word(self) -> &'static str {
+        match self {
+            FloatKind::Add => "add",
+            FloatKind::Min => "min",
+            FloatKind::Max => "max",
+        }
+    }
+}
+
+impl FloatOp {
+    /// The operation modifiers of `atom`/`red`/`cp.reduce.async.bulk`
+    /// (`add.f32`, `add.noftz.f16`, `min.bf16`): an `.add` of `.f16`,
+    /// `.bf16` or (ptxmc's spelling) `.f32` that keeps subnormals says
+    /// `.noftz`; `.add.f32` flushes them.
+    pub fn rmw_words(self) -> String {
+        let noftz = self.kind == FloatKind::Add && !self.ftz && self.ty != FloatTy::F64;
+        let mid = if noftz { ".noftz" } else { "" };
+        format!("{}{mid}.{}", self.kind.word(), self.ty.word())
+    }
+}
+
 impl FloatTy {
     /// The type word (`f16`, `bf16`, `f32`, `f64`).
     pub fn word(self) -> &'static str {

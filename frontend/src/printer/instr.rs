@@ -2,8 +2,8 @@
 //! PTX spelling (`%r0`, `[x]`, `.b32`, `.v2`) for typed and vector accesses.
 
 use crate::ir::{
-    Access, AddrOperand, BarrierKind, BinOp, CmpOp, FenceKind, FloatTy, Instr, LabelId, Operand,
-    Proxy, RegId, RmwOp, Scope, Sem, StateSpace, Test,
+    Access, AddrOperand, BarrierKind, BinOp, CmpOp, FenceKind, Instr, LabelId, Operand, Proxy,
+    RegId, RmwOp, Scope, Sem, StateSpace, Test,
 };
 
 /// The (canonical, `%`-less) name of a register of thread `th`.
@@ -229,12 +229,11 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Via) -> String {
             if let Some(b) = b {
                 ops.push(c.val(*b));
             }
-            // A floating-point add names its type: `.add.f32` flushes
+            // A floating-point operation names its type: `.add.f32` flushes
             // subnormals (PTX), `.add.noftz.f32` (ptxmc's spelling of
             // multimem.red's element operation) keeps them.
-            let ty = match op {
+            let (opw, ty) = match op {
                 RmwOp::Float(f) => {
-                    let noftz = !f.ftz && f.ty != FloatTy::F64;
                     let vec = access_mods(
                         Access {
                             bytes: 0,
@@ -242,9 +241,11 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Via) -> String {
                         },
                         false,
                     );
-                    format!("{}{vec}.{}", if noftz { ".noftz" } else { "" }, f.ty.word())
+                    let words = f.rmw_words();
+                    let (k, rest) = words.split_once('.').unwrap_or((&words, ""));
+                    (k.to_string(), format!("{vec}.{rest}"))
                 }
-                _ => access_mods(*access, arith),
+                _ => (opw.to_string(), access_mods(*access, arith)),
             };
             format!(
                 "{base}{}{}{pmod}.{opw}{ty} {}",

@@ -447,7 +447,8 @@ fn arith(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
             "lo" if op == BinOp::Mul => set(m, &mut lo, w, ())?,
             "pred" if matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) => set(m, &mut ty, w, ())?,
             "f16" | "f32" | "f64" | "bf16" | "f16x2" | "bf16x2" | "hi" | "wide" | "sat" | "cc"
-            | "ftz" | "rn" | "rz" | "rm" | "rp" | "approx" | "full" | "relu" | "pred" => {
+            | "ftz" | "rn" | "rz" | "rm" | "rp" | "approx" | "full" | "relu" | "pred" | "NaN"
+            | "xorsign" | "abs" => {
                 return Ok(Shape::Unsupported(format!("{}.{w}", m.base)));
             }
             _ => return Err(m.unknown(w)),
