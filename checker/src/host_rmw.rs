@@ -29,6 +29,7 @@ fn binop(op: RmwOp) -> Option<BinOp> {
         RmwOp::And => BinOp::And,
         RmwOp::Or => BinOp::Or,
         RmwOp::Xor => BinOp::Xor,
+        RmwOp::Float(f) => BinOp::Float(f),
         _ => return None,
     })
 }

@@ -111,8 +111,11 @@ fn instruction(rng: &mut Rng, regs: &mut usize, offsets: bool) -> Vec<String> {
         10 => format!(
             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{l1}], [{l2}], 4, [{bar}]"
         ),
+        // Integer and floating-point reductions (values are bit patterns;
+        // `.add.f32` adds values, `.max.f32` compares them).
         11 => format!(
-            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [{l1}], [{l2}], 4"
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.{} [{l1}], [{l2}], 4",
+            rng.pick(&["add.u32", "add.u32", "add.f32", "max.f32"])
         ),
         12 => format!("mbarrier.init.shared::cta.b64 [{bar}], {}", 1 + rng.below(2)),
         13 => {

@@ -1,7 +1,8 @@
 //! Differential testing of the explorers on random programs with the
 //! constructs of issue 17 (the rest of chapter 8): `.b128` loads, stores and
 //! exchanges (8.2.4, 8.10.3), vector `st.async` (8.2.4, 8.9.1.1), packed
-//! `.f16x2` accesses (8.2.5), `multimem` (8.2.3), `ld.global.nc` (8.6),
+//! `.f16x2` accesses (8.2.5), `multimem` (8.2.3; floating-point reductions
+//! included), `ld.global.nc` (8.6),
 //! `wgmma` (8.9.1.1), `mbarrier.arrive_drop`, and the API synchronization of
 //! kernels, streams, graphs and a host thread with its synchronizing calls
 //! and query loops (8.9.4).
@@ -127,7 +128,7 @@ fn device(rng: &mut Rng, t: usize, regs: &mut Regs, f: Features) -> Vec<String> 
             regs.r()
         )],
         // Multimem (8.2.3).
-        60..=66 if f.multimem => match rng.below(6) {
+        60..=66 if f.multimem => match rng.below(11) {
             0 => vec![format!(
                 "multimem.st.relaxed.sys.global.u32 [mm], {}",
                 t + 1
@@ -142,8 +143,21 @@ fn device(rng: &mut Rng, t: usize, regs: &mut Regs, f: Features) -> Vec<String> 
                 "multimem.ld_reduce.acquire.sys.global.add.u32 {}, [mm]",
                 regs.r()
             )],
-            _ => vec![format!(
+            5 => vec![format!(
                 "multimem.ld_reduce.relaxed.sys.global.add.u32 {}, [mm]",
+                regs.r()
+            )],
+            // Floating-point reductions (values are bit patterns; IEEE
+            // arithmetic, packed halves as two operations, 8.2.5).
+            6 => vec!["multimem.red.relaxed.gpu.global.add.f32 [mm], 0f3F800000".into()],
+            7 => vec!["multimem.red.release.sys.global.add.f32 [mm], 0f3F800000".into()],
+            8 => vec!["multimem.red.relaxed.sys.global.add.bf16x2 [mm], 0x3f803f80".into()],
+            9 => vec![format!(
+                "multimem.ld_reduce.acquire.sys.global.add.f32 {}, [mm]",
+                regs.r()
+            )],
+            _ => vec![format!(
+                "multimem.ld_reduce.relaxed.sys.global.max.f32 {}, [mm]",
                 regs.r()
             )],
         },
@@ -434,13 +448,14 @@ fn random_ch8_programs_agree() {
     }
     let uses = |pat: &str| texts.iter().filter(|t| t.contains(pat)).count();
     println!(
-        "ch8: {n} programs: {tally:?}; with .b128 {}, release/acquire vectors {}, multimem release/acquire {}, st.async.v2 {}, f16x2 {}, multimem {}, nc {}, wgmma {}, graph {}, host {}, query loop {}",
+        "ch8: {n} programs: {tally:?}; with .b128 {}, release/acquire vectors {}, multimem release/acquire {}, st.async.v2 {}, f16x2 {}, multimem {} (floating-point {}), nc {}, wgmma {}, graph {}, host {}, query loop {}",
         uses(".b128"),
         uses("ease.gpu.global.v2") + uses("uire.gpu.global.v2"),
         uses("multimem.st.release") + uses("multimem.red.release") + uses("ld_reduce.acquire"),
         uses("bytes.v2"),
         uses(".f16x2"),
         uses("multimem."),
+        uses("add.f32 [mm]") + uses("bf16x2 [mm]") + uses(".f32 %"),
         uses(".nc."),
         uses("wgmma.mma_async"),
         uses("graph G"),

@@ -13,6 +13,7 @@ use std::fmt;
 mod addr_operand;
 mod api;
 mod async_instr;
+mod float;
 mod host_api;
 mod ops;
 mod spelling;
@@ -216,6 +217,10 @@ pub enum RmwOp {
     /// An mbarrier state update (no PTX `atom` spelling): the first operand
     /// arrivals, the second a transaction-count change ([`mbarrier::update`]).
     Mbarrier,
+    /// A floating-point `.add` on bit patterns ([`FloatOp`]): `atom`/`red`
+    /// `.add.f32` (subnormals flushed), `.add.noftz.f16`/`.bf16`, `.add.f64`,
+    /// and the element operation of a floating-point `multimem.red`.
+    Float(FloatOp),
 }
 
 /// Fence kinds (8.8, 8.9.3, 8.6).
@@ -325,6 +330,7 @@ impl FenceKind {
     }
 }
 
+pub use float::{FloatKind, FloatOp, FloatTy};
 pub use ops::{extend, BinOp, CmpOp, Operand, PrmtMode};
 pub use spelling::UnknownSpelling;
 

@@ -69,6 +69,9 @@ pub enum BinOp {
     },
     /// `abs`: `|a|`, wrapping (`b` is ignored).
     Abs,
+    /// `add`/`min`/`max` `{.ftz}.{f16,bf16,f32,f64}` on bit patterns
+    /// ([`FloatOp`]: round to nearest even, canonical NaN).
+    Float(FloatOp),
     /// `mul.hi.TYPE`: the high `bits` bits of the `2 * bits`-bit product of
     /// `a` and `b` read as `bits`-bit integers, extended to 64 bits.
     MulHi {
@@ -204,6 +207,7 @@ impl BinOp {
             BinOp::Ext { signed, bits } => extend(a, signed, bits),
             BinOp::Popc { bits } => i64::from(extend(a, false, bits).count_ones() as u8),
             BinOp::Abs => a.wrapping_abs(),
+            BinOp::Float(f) => f.eval(a, b),
             BinOp::MulHi { signed, bits } => mul_hi(a, b, signed, bits),
             BinOp::Bfe { signed, bits } => bfe(a, b & 0xff, (b >> 8) & 0xff, signed, bits),
             BinOp::Shf { left, clamp } => {

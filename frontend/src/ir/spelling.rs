@@ -30,14 +30,14 @@ impl fmt::Display for UnknownSpelling {
 impl std::error::Error for UnknownSpelling {}
 
 /// `spelled!(Enum, "what", [Variant => "spelling", ...], also [ "alias" => Variant, ...],
-/// unread [Variant => "name", ...])`: `ALL` (the variants read back, in
+/// unread [Enum::Variant(..) => "name", ...])`: `ALL` (the variants read back, in
 /// order), `spelling`, `Display` and `FromStr`.
 macro_rules! spelled {
     (
         $ty:ident, $what:literal,
         [$($v:ident => $s:literal),* $(,)?]
         $(, also [$($alias:literal => $av:ident),* $(,)?])?
-        $(, unread [$($u:ident => $us:literal),* $(,)?])?
+        $(, unread [$($u:pat => $us:literal),* $(,)?])?
     ) => {
         impl $ty {
             /// Every variant with a spelling that reads back, in declaration order.
@@ -47,7 +47,7 @@ macro_rules! spelled {
             pub fn spelling(self) -> &'static str {
                 match self {
                     $($ty::$v => $s,)*
-                    $($($ty::$u => $us,)*)?
+                    $($($u => $us,)*)?
                 }
             }
         }
@@ -125,7 +125,9 @@ spelled!(RmwOp, "atomic operation", [
     Exch => "exch",
     Cas => "cas",
 ], unread [
-    Mbarrier => "mbarrier",
+    RmwOp::Mbarrier => "mbarrier",
+    // Printed with its type (`printer::instr`): `.add.f32`, `.add.noftz.f16`.
+    RmwOp::Float(_) => "add",
 ]);
 
 spelled!(BarrierKind, "barrier", [
@@ -169,7 +171,7 @@ spelled!(PrmtMode, "prmt mode", [
     Ecr => "ecr",
     Rc16 => "rc16",
 ], unread [
-    Generic => "",
+    PrmtMode::Generic => "",
 ]);
 
 spelled!(Quantifier, "quantifier", [
@@ -203,6 +205,7 @@ impl BinOp {
             BinOp::Ext { .. } => "cvt",
             BinOp::Popc { .. } => "popc",
             BinOp::Abs => "abs",
+            BinOp::Float(f) => f.spelling(),
             BinOp::Clz { .. } => "clz",
             BinOp::Brev { .. } => "brev",
             // The packed forms of `parser/ptx_bits.rs`.

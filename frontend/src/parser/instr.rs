@@ -558,7 +558,12 @@ impl Check<'_> {
     }
 
     /// `n` registers: one bare register, or a `{...}` vector of `n` registers.
-    fn regs<'s>(&self, what: &'static str, op: &Operand<'s>, n: u8) -> PResult<Vec<&'s str>> {
+    pub(super) fn regs<'s>(
+        &self,
+        what: &'static str,
+        op: &Operand<'s>,
+        n: u8,
+    ) -> PResult<Vec<&'s str>> {
         match (&op.kind, n) {
             (OpKind::Vector(elems), n) if n > 1 && elems.len() == n as usize => {
                 elems.iter().map(|e| self.reg(what, e)).collect()
@@ -571,7 +576,12 @@ impl Check<'_> {
     }
 
     /// `n` values: one value, or a `{...}` vector of `n` values.
-    fn values<'s>(&self, what: &'static str, op: &Operand<'s>, n: u8) -> PResult<Vec<Value<'s>>> {
+    pub(super) fn values<'s>(
+        &self,
+        what: &'static str,
+        op: &Operand<'s>,
+        n: u8,
+    ) -> PResult<Vec<Value<'s>>> {
         match (&op.kind, n) {
             (OpKind::Vector(elems), n) if n > 1 && elems.len() == n as usize => {
                 elems.iter().map(|e| self.value(what, e)).collect()

@@ -13,6 +13,7 @@ mod hopper;
 mod host;
 mod instr;
 mod multimem;
+mod multimem_float;
 mod opcode;
 mod operand;
 mod packed;

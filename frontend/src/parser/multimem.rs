@@ -21,11 +21,13 @@
 //! point, and ptxmc's values are integers. So do addresses without declared
 //! locations. The integer forms take no `.vec` (an error).
 
+use super::multimem_float::{float_type, FloatForm, FloatInstr};
 use super::operand::OpKind;
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::ir::{
-    Access, AddrKind, BinOp, Instr, Operand, Proxy, RmwOp, Scope, Sem, Span, StateSpace,
+    Access, AddrKind, BinOp, FloatKind, FloatTy, Instr, Operand, Proxy, RmwOp, Scope, Sem, Span,
+    StateSpace,
 };
 use crate::lexer::Tok;
 
@@ -37,40 +39,16 @@ struct Form {
     op: Option<RmwOp>,
     /// Bytes of the integer type, or of the whole value of a float type.
     bytes: u8,
-    /// A floating-point type: `multimem.st` of its bit pattern.
-    float: Option<FloatTy>,
-}
-
-/// The floating-point type of a `multimem.st{.vec}.type`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-struct FloatTy {
-    /// Bytes of one vector element (`.f16x2`: 4).
-    elem: u8,
-    /// `.f16x2` / `.bf16x2`: each element is two 16-bit values (8.2.5).
-    packed: bool,
-    /// `.v2`, `.v4`, `.v8` (1 without).
-    vec: u8,
+    /// A floating-point type (`multimem_float.rs`).
+    float: Option<FloatForm>,
 }
 
 /// Why a `multimem` mnemonic is not lowered.
 enum Refusal {
     /// Not a form this lowering knows: the opcode tables report it.
     Unknown,
-    /// A form ptxmc cannot check, with the reason.
-    Unsupported(String),
     /// Not a PTX form.
     Error(String),
-}
-
-/// The bytes and packing of a floating-point type word.
-fn float_type(w: &str) -> Option<(u8, bool)> {
-    match w {
-        "f16" | "bf16" => Some((2, false)),
-        "f16x2" | "bf16x2" => Some((4, true)),
-        "f32" => Some((4, false)),
-        "f64" => Some((8, false)),
-        _ => None,
-    }
 }
 
 /// Reads `multimem.{st,red,ld_reduce}...` modifiers (PTX ISA, `multimem`:
@@ -117,7 +95,7 @@ fn form(text: &str) -> Result<Form, Refusal> {
             "b32" | "u32" | "s32" if bytes.is_none() => bytes = Some(4),
             "b64" | "u64" | "s64" if bytes.is_none() => bytes = Some(8),
             w if bytes.is_none() && float_type(w).is_some() => {
-                bytes = float_type(w).map(|(b, _)| b);
+                bytes = float_type(w).map(|(t, p)| t.bytes() * if p { 2 } else { 1 });
                 float = Some(w);
             }
             _ => return Err(unknown()),
@@ -135,8 +113,13 @@ fn form(text: &str) -> Result<Form, Refusal> {
             )))
         }
         (Some(w), v) => {
-            let (elem, packed) = float_type(w).unwrap_or((4, false));
-            let v = v.unwrap_or(1);
+            let (ty, packed) = float_type(w).unwrap_or((FloatTy::F32, false));
+            let form = FloatForm {
+                ty,
+                packed,
+                vec: v.unwrap_or(1),
+            };
+            let (v, elem) = (form.vec, form.elem());
             let total = u32::from(elem) * u32::from(v);
             if v > 1 && (elem == 8 || ![4, 8, 16].contains(&total)) {
                 return Err(Refusal::Error(format!(
@@ -144,14 +127,21 @@ fn form(text: &str) -> Result<Form, Refusal> {
                     total * 8
                 )));
             }
-            // The reductions compute in floating point, which ptxmc's
-            // integer values cannot; a store moves the bits.
-            if kind != "st" {
-                return Err(Refusal::Unsupported(format!(
-                    "{name}.{w} (floating-point reduction: ptxmc's values are integers)"
-                )));
+            // The floating-point reductions: `red` adds (the PTX syntax's
+            // `.redop` of a float type is `.add`), `ld_reduce` adds or takes
+            // the minimum or maximum.
+            match (kind, op) {
+                ("red", Some(RmwOp::Add)) | ("ld_reduce", Some(RmwOp::Add | RmwOp::Min | RmwOp::Max)) => {}
+                ("st", _) => {}
+                (_, o) => {
+                    let o = o.map_or(String::new(), |o| o.to_string());
+                    let allowed = if kind == "red" { "`.add`" } else { "`.add`, `.min` or `.max`" };
+                    return Err(Refusal::Error(format!(
+                        "`{name}` on the floating-point type `.{w}` takes {allowed}, not `.{o}`"
+                    )));
+                }
             }
-            Some(FloatTy { elem, packed, vec: v })
+            Some(form)
         }
     };
     let sem = match (sem, scope) {
@@ -231,12 +221,6 @@ impl Parser<'_> {
         let f = match form(text) {
             Ok(f) => f,
             Err(Refusal::Unknown) => return Ok(false),
-            Err(Refusal::Unsupported(construct)) => {
-                let start = self.pos - 1;
-                self.skip_raw()?;
-                self.unsupported(t, start, construct, span);
-                return Ok(true);
-            }
             Err(Refusal::Error(reason)) => {
                 return Err(ParseError::new(
                     ParseErrorKind::BadInstruction {
@@ -276,8 +260,26 @@ impl Parser<'_> {
             self.pos = save;
             return Ok(false);
         };
-        if let Some(ty) = f.float {
-            self.multimem_float_store(t, &f, ty, &members, other, text, span)?;
+        if let Some(form) = f.float {
+            let fi = FloatInstr {
+                kind: f.kind,
+                sem: f.sem,
+                scope: f.scope,
+                op: f.op.map(|o| match o {
+                    RmwOp::Min => FloatKind::Min,
+                    RmwOp::Max => FloatKind::Max,
+                    _ => FloatKind::Add,
+                }),
+                form,
+                text,
+                span,
+            };
+            if let Some(reason) = self.multimem_float(t, &fi, &members, other)? {
+                self.pos = save;
+                let start = self.pos - 1;
+                self.skip_raw()?;
+                self.unsupported(t, start, reason, span);
+            }
             return Ok(true);
         }
         let access = Access {
@@ -389,105 +391,6 @@ impl Parser<'_> {
     }
 }
 
-impl Parser<'_> {
-    /// `multimem.st{.sem}{.scope}.global{.vec}.FLOAT [mc], b`: a store of the
-    /// bits of `b` (a register, an integer bit pattern, or a `{...}` vector
-    /// of them) to every location of `mc`. The float type is only a size
-    /// here: ptxmc's values are integers, so loads and stores move bit
-    /// patterns as for `ld`/`st.f32`. Each location gets the scalar
-    /// operations of the value (8.2.4: one per vector element; 8.2.5: two
-    /// 16-bit halves per `.f16x2`/`.bf16x2` element), element k at its byte
-    /// offset, each a scalar store; all of them are in no order with each
-    /// other when `.release` (`Instr::Unordered`), in program order otherwise
-    /// (as the locations of the integer forms).
-    #[allow(clippy::too_many_arguments)]
-    fn multimem_float_store(
-        &mut self,
-        t: usize,
-        f: &Form,
-        ty: FloatTy,
-        members: &[crate::ir::AddrId],
-        value: &super::operand::Operand<'_>,
-        text: &str,
-        span: Span,
-    ) -> PResult<()> {
-        let c = super::instr::Check { instr: text, span };
-        let values: Vec<super::instr::Value<'_>> = match (&value.kind, ty.vec) {
-            (OpKind::Vector(e), v) if v > 1 && e.len() == usize::from(v) => e
-                .iter()
-                .map(|x| c.value("source", x))
-                .collect::<PResult<_>>()?,
-            (_, 1) => vec![c.value("source", value)?],
-            _ => {
-                let want = match ty.vec {
-                    2 => "a vector of 2 values `{a, b}`",
-                    4 => "a vector of 4 values `{a, b, c, d}`",
-                    _ => "a vector of 8 values `{a, b, ..., h}`",
-                };
-                return Err(c.bad("source", want, value));
-            }
-        };
-        // The scalar parts of the value: (byte offset, bytes, operand).
-        let n = self.b.threads[t].code.len();
-        let mut parts: Vec<(u32, u8, Operand)> = Vec::new();
-        for (k, v) in values.into_iter().enumerate() {
-            let at = u32::from(ty.elem) * k as u32;
-            if !ty.packed {
-                let v = self.val(t, v);
-                parts.push((at, ty.elem, v));
-                continue;
-            }
-            // Registers interned in the order the printed arithmetic names
-            // them (`and lo, r, ...` then `shr hi, ...`).
-            let (lo, hi) = match v {
-                super::instr::Value::Imm(x) => {
-                    (Operand::Imm(x & 0xffff), Operand::Imm((x >> 16) & 0xffff))
-                }
-                super::instr::Value::Reg(r) => {
-                    let lo = self.b.reg(t, &format!("__mm{n}_{}", 2 * k));
-                    let r = self.b.reg(t, r);
-                    let hi = self.b.reg(t, &format!("__mm{n}_{}", 2 * k + 1));
-                    for (dst, op, a, b) in [
-                        (lo, BinOp::And, Operand::Reg(r), 0xffff),
-                        (hi, BinOp::Shr, Operand::Reg(r), 16),
-                        (hi, BinOp::And, Operand::Reg(hi), 0xffff),
-                    ] {
-                        let b = Operand::Imm(b);
-                        self.push(t, Instr::Op { op, dst, a, b }, span);
-                    }
-                    (Operand::Reg(lo), Operand::Reg(hi))
-                }
-            };
-            parts.push((at, 2, lo));
-            parts.push((at + 2, 2, hi));
-        }
-        let total = members.len() * parts.len();
-        if f.sem.is_release() && total > 1 {
-            self.push(t, Instr::Unordered(total as u32), span);
-        }
-        for &m in members {
-            let name = self.b.addr_name(m).unwrap_or_default();
-            for &(at, bytes, v) in &parts {
-                let addr = self.b.addr_at(&name, at);
-                self.push(
-                    t,
-                    Instr::Store {
-                        sem: f.sem,
-                        scope: f.scope,
-                        proxy: Proxy::Generic,
-                        space: StateSpace::Global,
-                        access: Access { bytes, vector: 1 },
-                        addr,
-                        src: vec![v],
-                    },
-                    span,
-                );
-            }
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::ir::{Instr, RmwOp, Sem};
@@ -553,9 +456,8 @@ mod tests {
         let c = code("multimem.ld_reduce.global.max.s32 %r0, [mc]");
         assert_eq!(c.len(), 4, "{c:?}");
         assert!(matches!(c[0], Instr::Load { sem: Sem::Weak, .. }));
-        // Floating point, or an address without locations: unsupported as before.
+        // An address without locations, or a plain location: unsupported as before.
         for i in [
-            "multimem.ld_reduce.relaxed.sys.global.add.f32 %r0, [mc]",
             "multimem.st.relaxed.sys.global.u32 [nm], 1",
             "multimem.st.relaxed.sys.global.u32 [x], 1",
         ] {
@@ -622,28 +524,50 @@ mod tests {
         assert_eq!(parts, [p("x", 8, Sem::Relaxed), p("y", 8, Sem::Relaxed)]);
     }
 
-    /// Floating-point reductions are `unsupported`, naming why; vector
-    /// integer forms and float vectors of a wrong size are errors.
+    /// Floating-point reductions: `red` one floating-point RMW per part and
+    /// location, `ld_reduce` loads combined by floating-point arithmetic;
+    /// vector integer forms, float vectors of a wrong size and float
+    /// operations the syntax does not give are errors.
     #[test]
     fn float_reductions_and_bad_vectors() {
-        for i in [
-            "multimem.red.relaxed.gpu.global.add.f32 [mc], 1",
-            "multimem.ld_reduce.relaxed.sys.global.add.acc::f32.v2.f16x2 %r0, [mc]",
-            "multimem.ld_reduce.weak.global.min.bf16 %r0, [mc]",
-        ] {
-            let src = format!(
-                "PTX m {{ x=0; y=0; mc @ multimem x, y; }}\n P0@cta 0,gpu 0 ;\n {i} ;\nexists (x == 0)"
-            );
-            let t = crate::parser::parse_round_trip(&src);
-            assert_eq!(t.unsupported.len(), 1, "{i}");
-            assert!(
-                t.unsupported[0]
-                    .construct
-                    .contains("floating-point reduction"),
-                "{i}: {:?}",
-                t.unsupported
-            );
-        }
+        use crate::ir::{BinOp, FloatKind, FloatOp, FloatTy};
+        let c = code("multimem.red.relaxed.gpu.global.add.v2.f32 [mc], {1, %r1}");
+        let f32add = FloatOp {
+            kind: FloatKind::Add,
+            ty: FloatTy::F32,
+            ftz: false,
+        };
+        assert_eq!(c.len(), 4, "{c:?}");
+        assert!(c.iter().all(
+            |i| matches!(i, Instr::Rmw { op, sem: Sem::Relaxed, .. } if *op == RmwOp::Float(f32add))
+        ));
+        let c = code("multimem.red.release.sys.global.add.bf16x2 [mc], %r1");
+        // and/shr/and for the halves, then 4 unordered RMWs.
+        assert!(matches!(c[3], Instr::Unordered(4)), "{c:?}");
+        let c = code("multimem.ld_reduce.relaxed.sys.global.max.v2.f16x2 {%r0, %r1}, [mc]");
+        let loads = c.iter().filter(|i| matches!(i, Instr::Load { .. })).count();
+        assert_eq!(loads, 8, "{c:?}");
+        assert!(c.iter().any(|i| matches!(
+            i,
+            Instr::Op {
+                op: BinOp::Float(FloatOp {
+                    kind: FloatKind::Max,
+                    ty: FloatTy::F16,
+                    ftz: false
+                }),
+                ..
+            }
+        )));
+        let c = code("multimem.ld_reduce.acquire.gpu.global.min.f64 %rd0, [mc]");
+        assert!(matches!(c[0], Instr::Unordered(2)), "{c:?}");
+        // Three locations: the order of a sum is open, min is not.
+        let src = "PTX m { x=0; y=0; z=0; mc @ multimem x, y, z; }\n P0@cta 0,gpu 0 ;\n multimem.ld_reduce.weak.global.add.f32 %r0, [mc] ;\n multimem.ld_reduce.weak.global.min.f32 %r1, [mc] ;\nexists (x == 0)";
+        // (`parse`: the printer writes no locations of a multimem address.)
+        let t = parse(src).expect("parses");
+        assert_eq!(t.unsupported.len(), 1, "{:?}", t.unsupported);
+        assert!(t.unsupported[0]
+            .construct
+            .contains("order of a floating-point sum"));
         for (i, want) in [
             (
                 "multimem.st.relaxed.sys.global.v2.u32 [mc], {1, 2}",
@@ -664,6 +588,14 @@ mod tests {
             (
                 "multimem.st.global.v4.f32 [mc], {1, 2}",
                 "a vector of 4 values",
+            ),
+            (
+                "multimem.red.relaxed.gpu.global.min.f32 [mc], 1",
+                "takes `.add`, not `.min`",
+            ),
+            (
+                "multimem.ld_reduce.weak.global.xor.f32 %r0, [mc]",
+                "takes `.add`, `.min` or `.max`, not `.xor`",
             ),
         ] {
             let src = format!(

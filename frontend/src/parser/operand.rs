@@ -36,6 +36,21 @@ pub(super) struct Operand<'s> {
     pub text: &'s str,
 }
 
+/// The bits of a PTX floating-point literal: `0fXXXXXXXX` (8 hex digits, a
+/// `.f32` bit pattern) or `0dXXXXXXXXXXXXXXXX` (16, `.f64`), the value ptxmc
+/// holds for a floating-point operand (values are bit patterns).
+fn float_literal(text: &str) -> Option<i64> {
+    let (digits, n) = match text.get(..2)? {
+        "0f" | "0F" => (&text[2..], 8),
+        "0d" | "0D" => (&text[2..], 16),
+        _ => return None,
+    };
+    if digits.len() != n || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(digits, 16).ok().map(|b| b as i64)
+}
+
 impl<'s> Parser<'s> {
     /// The comma-separated operands after a mnemonic. The first operand must be on
     /// the mnemonic's line: an instruction without operands followed by a line
@@ -62,7 +77,7 @@ impl<'s> Parser<'s> {
             Tok::Minus | Tok::Int(_) => OpKind::Int(self.integer("an integer after `-`")?.0),
             Tok::Number => {
                 self.bump();
-                OpKind::Number
+                float_literal(self.text(first)).map_or(OpKind::Number, OpKind::Int)
             }
             Tok::Ident => {
                 self.bump();

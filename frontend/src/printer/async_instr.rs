@@ -1,7 +1,7 @@
 //! Asynchronous operations and `mbarrier` instructions (8.9.1.1) in PTX spelling.
 
 use super::words::{access_mods, space_mod, Ctx};
-use crate::ir::{AddrOperand, AsyncInstr, MbarrierUpdate, Scope, Sem, StateSpace, WgmmaA};
+use crate::ir::{AddrOperand, AsyncInstr, MbarrierUpdate, RmwOp, Scope, Sem, StateSpace, WgmmaA};
 
 /// `.relaxed.sys` / `.release.cluster` / `` for weak.
 fn sem_scope(sem: Sem, scope: Option<Scope>) -> String {
@@ -40,6 +40,7 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
             continued: _,
         } => {
             let base = match (bulk, reduce) {
+                (_, Some(RmwOp::Float(f))) => format!("cp.reduce.async.bulk.{}", f.rmw_words()),
                 (_, Some(op)) => format!("cp.reduce.async.bulk.{}", op),
                 (true, None) => "cp.async.bulk".into(),
                 (false, None) => "cp.async.ca".into(),

@@ -95,11 +95,28 @@ pub(super) fn stmt_via(t: &Test, th: usize, i: &Instr, via: Via) -> String {
             if let Some(b) = b {
                 ops.push(c.val(*b));
             }
+            // A floating-point operation names its type: `.add.f32` flushes
+            // subnormals (PTX), `.add.noftz.f32` (ptxmc's spelling of
+            // multimem.red's element operation) keeps them.
+            let (opw, ty) = match op {
+                RmwOp::Float(f) => {
+                    let vec = access_mods(
+                        Access {
+                            bytes: 0,
+                            ..*access
+                        },
+                        false,
+                    );
+                    let words = f.rmw_words();
+                    let (k, rest) = words.split_once('.').unwrap_or((&words, ""));
+                    (k.to_string(), format!("{vec}.{rest}"))
+                }
+                _ => (opw.to_string(), access_mods(*access, arith)),
+            };
             format!(
-                "{base}{}{}{pmod}.{opw}{} {}",
+                "{base}{}{}{pmod}.{opw}{ty} {}",
                 sem_mods(*sem, Some(*scope)),
                 space_mod(*space, c.ptx),
-                access_mods(*access, arith),
                 ops.join(", ")
             )
         }

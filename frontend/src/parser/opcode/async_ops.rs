@@ -3,7 +3,9 @@
 
 use super::{memory_rmw_op, scope_of, set, type_bytes, Mnemonic, Shape};
 use crate::error::ParseErrorKind;
-use crate::ir::{Access, MbarrierUpdate, RmwOp, Scope, Sem, StateSpace};
+use crate::ir::{
+    Access, FloatKind, FloatOp, FloatTy, MbarrierUpdate, RmwOp, Scope, Sem, StateSpace,
+};
 
 /// What an asynchronous or `mbarrier` instruction is, before its operands.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,6 +138,7 @@ pub(super) fn cp(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
     let mut sem = None;
     let mut scope = None;
     let mut op = None;
+    let (mut ty, mut noftz) = (None, false);
     for &w in rest {
         if let Some(s) = space_of(w) {
             spaces.push(s);
@@ -145,7 +148,11 @@ pub(super) fn cp(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
             set(m, &mut sem, w, Sem::Relaxed)?;
         } else if w == "mbarrier::complete_tx::bytes" {
             mbar = true;
-        } else if w == "bulk_group" || w == "cg" || is_hint(w) || type_bytes(w).is_some() {
+        } else if type_bytes(w).is_some() {
+            set(m, &mut ty, w, ())?;
+        } else if w == "noftz" && reduce {
+            noftz = true;
+        } else if w == "bulk_group" || w == "cg" || is_hint(w) {
         } else if w.starts_with("multicast::") || w.starts_with("cp_mask") {
             // `.multicast::cluster` copies are `parser/tensor`'s; other
             // multicast and `.cp_mask` forms are not modelled.
@@ -165,6 +172,26 @@ pub(super) fn cp(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
     if reduce && op.is_none() {
         return Err(m.bad("expected a reduction operation"));
     }
+    let op = match (op, ty.and_then(|(w, _)| FloatTy::of_word(w))) {
+        (Some((w, o)), Some(t)) => Some((w, float_reduce(m, o, t, noftz)?)),
+        (op, _) if noftz => {
+            return Err(m.bad(format!(
+                "`.noftz` takes a floating-point `.add`, not `{}`",
+                op.map_or("", |(w, _)| w)
+            )))
+        }
+        (op, _) => op.map(|(w, o)| (w, Some(o))),
+    };
+    let op = match op {
+        Some((w, None)) => {
+            return Ok(Shape::Unsupported(format!(
+                "cp.reduce.async.bulk.{w}.{} (floating-point)",
+                ty.map_or("", |(t, _)| t)
+            )))
+        }
+        Some((w, Some(o))) => Some((w, o)),
+        None => None,
+    };
     let (sem, scope) = match (sem, scope) {
         (Some(_), None) => return Err(m.missing_scope()),
         (None, Some((w, _))) => return Err(m.unknown(w)),
@@ -301,4 +328,40 @@ pub(super) fn mbarrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
         })),
         _ => unsupported(m),
     }
+}
+
+/// The operation of `cp.reduce.async.bulk.OP.T` on a floating-point type `T`
+/// (values are bit patterns, `ir::FloatOp`): `.add.noftz.f16`/`.bf16` and
+/// `.add.f64` keep subnormals, `.add.f32` flushes them as `red.add.f32`
+/// does (ptxmc's choice: the copy's reduction is read as a `red` of each
+/// element), `.min`/`.max` compare values. `None` for an operation that does
+/// not compute on floats (`.inc`, `.and`, ...): `unsupported`.
+fn float_reduce(
+    m: &Mnemonic<'_>,
+    op: RmwOp,
+    ty: FloatTy,
+    noftz: bool,
+) -> Result<Option<RmwOp>, ParseErrorKind> {
+    let kind = match op {
+        RmwOp::Add => FloatKind::Add,
+        RmwOp::Min => FloatKind::Min,
+        RmwOp::Max => FloatKind::Max,
+        _ => return Ok(None),
+    };
+    let half = matches!(ty, FloatTy::F16 | FloatTy::Bf16);
+    if kind == FloatKind::Add && half != noftz {
+        return Err(m.bad(format!(
+            "the floating-point `.add` is spelled `.add.noftz` on `.f16`/`.bf16` only, found `.add{}.{}`",
+            if noftz { ".noftz" } else { "" },
+            ty.word()
+        )));
+    }
+    if kind != FloatKind::Add && noftz {
+        return Err(m.bad("`.noftz` takes a floating-point `.add`"));
+    }
+    Ok(Some(RmwOp::Float(FloatOp {
+        kind,
+        ty,
+        ftz: kind == FloatKind::Add && ty == FloatTy::F32,
+    })))
 }

@@ -4,7 +4,7 @@
 
 use super::{scope_of, set, type_bytes, Mnemonic, Shape};
 use crate::error::ParseErrorKind;
-use crate::ir::{Access, Proxy, RmwOp, Scope, Sem, StateSpace};
+use crate::ir::{Access, FloatKind, FloatOp, FloatTy, Proxy, RmwOp, Scope, Sem, StateSpace};
 
 /// Operations of `atom` / `red`.
 pub(super) fn rmw_op(s: &str) -> Option<RmwOp> {
@@ -38,6 +38,7 @@ struct MemMods<'a> {
     bytes: Option<(&'a str, u8)>,
     vector: Option<(&'a str, u8)>,
     op: Option<(&'a str, RmwOp)>,
+    noftz: Option<(&'a str, ())>,
 }
 
 /// `ld`, `st`, `atom`, `red` and their proxy variants.
@@ -62,6 +63,7 @@ pub(super) fn memory(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                 "acq_rel" => set(m, &mut mm.sem, w, SemWord::AcqRel)?,
                 "volatile" => set(m, &mut mm.sem, w, SemWord::Volatile)?,
                 "mmio" => set(m, &mut mm.mmio, w, ())?,
+                "noftz" => set(m, &mut mm.noftz, w, ())?,
                 "global" => set(m, &mut mm.space, w, StateSpace::Global)?,
                 "shared" | "shared::cta" => set(m, &mut mm.space, w, StateSpace::Shared)?,
                 "shared::cluster" => set(m, &mut mm.space, w, StateSpace::SharedCluster)?,
@@ -217,6 +219,9 @@ fn mmio_form(
 }
 
 fn no_op(m: &Mnemonic<'_>, mm: &MemMods<'_>) -> Result<(), ParseErrorKind> {
+    if mm.noftz.is_some() {
+        return Err(m.bad("`.noftz` takes a floating-point `.add`"));
+    }
     match mm.op {
         Some((w, _)) => Err(m.bad(format!("`.{w}` is an operation of `atom` and `red`"))),
         None => Ok(()),
@@ -315,6 +320,10 @@ fn rmw(
     if access.vector != 1 {
         return Ok(Shape::Unsupported(format!("{}.v{}", m.base, access.vector)));
     }
+    let op = match float_rmw(m, mm, op)? {
+        Ok(op) => op,
+        Err(unsupported) => return Ok(Shape::Unsupported(unsupported)),
+    };
     Ok(Shape::Rmw {
         red,
         sem,
@@ -324,4 +333,47 @@ fn rmw(
         access,
         op,
     })
+}
+
+/// The operation of an `atom`/`red` on a floating-point type. `.add` adds
+/// the values, not their bit patterns (`ir::FloatOp`): `.add.f32` "rounds to
+/// nearest even and flushes subnormal inputs and results to sign-preserving
+/// zero" (the instruction description), `.add.noftz.{f16,bf16}` and
+/// `.add.f64` keep subnormals, and `.add.noftz.f32` is ptxmc's spelling of
+/// the f32 add that keeps them (a `multimem.red.add.f32` element). The
+/// bitwise operations, `.exch` and `.cas` move bits; the other arithmetic
+/// on floats (`.min.f32`, packed `.f16x2`) is `Err(unsupported)`.
+fn float_rmw(
+    m: &Mnemonic<'_>,
+    mm: &MemMods<'_>,
+    op: RmwOp,
+) -> Result<Result<RmwOp, String>, ParseErrorKind> {
+    let word = mm.bytes.map_or("", |(w, _)| w);
+    let float = FloatTy::of_word(word);
+    let packed = matches!(word, "f16x2" | "bf16x2");
+    let noftz = mm.noftz.is_some();
+    if float.is_none() && !packed {
+        return match noftz {
+            true => Err(m.bad("`.noftz` takes a floating-point `.add`")),
+            false => Ok(Ok(op)),
+        };
+    }
+    let ty = float.unwrap_or(FloatTy::F16);
+    match op {
+        RmwOp::And | RmwOp::Or | RmwOp::Xor | RmwOp::Exch | RmwOp::Cas if !noftz => Ok(Ok(op)),
+        RmwOp::Add if packed => Ok(Err(format!("{}.add.{word} (packed atomic)", m.base))),
+        RmwOp::Add => match (ty, noftz) {
+            (FloatTy::F16 | FloatTy::Bf16, false) => {
+                Err(m.bad(format!("`.add.{word}` is spelled `.add.noftz.{word}`")))
+            }
+            (FloatTy::F64, true) => Err(m.bad("`.noftz` takes `.f16`, `.bf16` or `.f32`")),
+            _ => Ok(Ok(RmwOp::Float(FloatOp {
+                kind: FloatKind::Add,
+                ty,
+                ftz: ty == FloatTy::F32 && !noftz,
+            }))),
+        },
+        _ if noftz => Err(m.bad("`.noftz` takes a floating-point `.add`")),
+        _ => Ok(Err(format!("{}.{op}.{word} (floating-point)", m.base))),
+    }
 }

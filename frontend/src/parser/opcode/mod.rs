@@ -15,7 +15,8 @@ pub(super) use ptx_alu::{IntType, PtxShape};
 
 use crate::error::ParseErrorKind;
 use crate::ir::{
-    Access, BarrierKind, BinOp, CmpOp, FenceKind, Proxy, RmwOp, Scope, Sem, StateSpace,
+    Access, BarrierKind, BinOp, CmpOp, FenceKind, FloatKind, FloatOp, FloatTy, Proxy, RmwOp, Scope,
+    Sem, StateSpace,
 };
 
 /// How barrier operands are read.
@@ -433,6 +434,9 @@ fn barrier(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
 fn arith(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
     // `classify` sends only the twelve plain operations here.
     let op = m.base.parse::<BinOp>().unwrap_or(BinOp::Max);
+    if let Some(shape) = float_arith(m, op) {
+        return Ok(shape);
+    }
     let mut ty: Option<(&str, ())> = None;
     let mut lo: Option<(&str, ())> = None;
     for &w in &m.mods {
@@ -443,13 +447,41 @@ fn arith(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
             "lo" if op == BinOp::Mul => set(m, &mut lo, w, ())?,
             "pred" if matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) => set(m, &mut ty, w, ())?,
             "f16" | "f32" | "f64" | "bf16" | "f16x2" | "bf16x2" | "hi" | "wide" | "sat" | "cc"
-            | "ftz" | "rn" | "rz" | "rm" | "rp" | "approx" | "full" | "relu" | "pred" => {
+            | "ftz" | "rn" | "rz" | "rm" | "rp" | "approx" | "full" | "relu" | "pred" | "NaN"
+            | "xorsign" | "abs" => {
                 return Ok(Shape::Unsupported(format!("{}.{w}", m.base)));
             }
             _ => return Err(m.unknown(w)),
         }
     }
     Ok(Shape::Op(op))
+}
+
+/// `add{.rn}{.ftz}.T`, `min{.ftz}.T`, `max{.ftz}.T` with `T` one of `.f16`,
+/// `.bf16`, `.f32`, `.f64` (`.ftz` with `.f16`/`.f32` only): register
+/// arithmetic on bit patterns (`ir::FloatOp`; the floating-point reductions
+/// of `multimem.ld_reduce` print as these). `None` when the mnemonic names
+/// no such type or has another modifier (`.sat`, `.rz`, `.NaN`, packed
+/// `.f16x2`, ...): [`arith`] reports it.
+fn float_arith(m: &Mnemonic<'_>, op: BinOp) -> Option<Shape> {
+    let kind = match op {
+        BinOp::Add => FloatKind::Add,
+        BinOp::Min => FloatKind::Min,
+        BinOp::Max => FloatKind::Max,
+        _ => return None,
+    };
+    let (ty, mods) = m.mods.split_last()?;
+    let ty = FloatTy::of_word(ty)?;
+    let add = kind == FloatKind::Add;
+    let ftz_ok = matches!(ty, FloatTy::F16 | FloatTy::F32);
+    let ftz = match mods {
+        [] => false,
+        ["rn"] if add => false,
+        ["ftz"] if ftz_ok => true,
+        ["rn", "ftz"] if ftz_ok && add => true,
+        _ => return None,
+    };
+    Some(Shape::Op(BinOp::Float(FloatOp { kind, ty, ftz })))
 }
 
 /// `mov{.type}`.

@@ -240,3 +240,88 @@ fn barriers() {
         })
     );
 }
+
+/// Floating-point `atom`/`red`/`cp.reduce.async.bulk` operations and
+/// register arithmetic compute on values (`FloatOp`), not on bit patterns;
+/// forms without a floating-point meaning are `unsupported` or errors.
+#[test]
+fn floating_point_operations() {
+    let op = |kind, ty, ftz| FloatOp { kind, ty, ftz };
+    let rmw = |text: &str| match classify(text) {
+        Ok(Shape::Rmw { op, .. }) => Some(op),
+        Ok(Shape::Unsupported(_)) => None,
+        other => panic!("{text}: {other:?}"),
+    };
+    use FloatKind::*;
+    use FloatTy::*;
+    assert_eq!(
+        rmw("red.global.add.f32"),
+        Some(RmwOp::Float(op(Add, F32, true)))
+    );
+    assert_eq!(
+        rmw("atom.global.add.noftz.f32"),
+        Some(RmwOp::Float(op(Add, F32, false)))
+    );
+    assert_eq!(
+        rmw("atom.global.add.noftz.bf16"),
+        Some(RmwOp::Float(op(Add, Bf16, false)))
+    );
+    assert_eq!(
+        rmw("atom.global.add.f64"),
+        Some(RmwOp::Float(op(Add, F64, false)))
+    );
+    assert_eq!(rmw("atom.global.exch.b32"), Some(RmwOp::Exch));
+    assert_eq!(rmw("atom.global.min.f32"), None);
+    assert_eq!(rmw("atom.global.add.noftz.f16x2"), None);
+    for bad in [
+        "atom.global.add.f16",
+        "atom.global.add.noftz.f64",
+        "atom.global.and.noftz.b32",
+        "ld.global.noftz.f32",
+    ] {
+        assert!(classify(bad).is_err(), "{bad}");
+    }
+    for (text, want) in [
+        ("add.f32", op(Add, F32, false)),
+        ("add.rn.ftz.f32", op(Add, F32, true)),
+        ("min.ftz.f16", op(Min, F16, true)),
+        ("max.bf16", op(Max, Bf16, false)),
+        ("add.f64", op(Add, F64, false)),
+    ] {
+        assert_eq!(
+            classify(text).ok(),
+            Some(Shape::Op(BinOp::Float(want))),
+            "{text}"
+        );
+    }
+    for text in [
+        "add.sat.f32",
+        "min.NaN.f32",
+        "add.rz.f32",
+        "add.ftz.f64",
+        "mul.f32",
+        "add.f16x2",
+    ] {
+        assert!(
+            matches!(classify(text), Ok(Shape::Unsupported(_))),
+            "{text}"
+        );
+    }
+    let reduce = |text: &str| match classify(text) {
+        Ok(Shape::Async(AsyncShape::Copy { reduce, .. })) => reduce,
+        other => panic!("{text}: {other:?}"),
+    };
+    assert_eq!(
+        reduce("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16"),
+        Some(RmwOp::Float(op(Add, F16, false)))
+    );
+    assert_eq!(
+        reduce("cp.reduce.async.bulk.global.shared::cta.bulk_group.max.bf16"),
+        Some(RmwOp::Float(op(Max, Bf16, false)))
+    );
+    assert_eq!(
+        reduce("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32"),
+        Some(RmwOp::Add)
+    );
+    assert!(classify("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f16").is_err());
+}
