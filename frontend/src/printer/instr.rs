@@ -3,7 +3,8 @@
 
 use super::words::{access_mods, label_name, proxy_mod, reg_name, sem_mods, space_mod, Ctx, Via};
 use crate::ir::{
-    BarrierKind, BinOp, CmpOp, FenceKind, Instr, Operand, Proxy, RmwOp, Scope, StateSpace, Test,
+    Access, BarrierKind, BinOp, CmpOp, FenceKind, Instr, Operand, Proxy, RmwOp, Scope, StateSpace,
+    Test,
 };
 
 /// One statement of thread `th`; a memory instruction with `via` prints its
