@@ -2,28 +2,48 @@
 //!
 //! Knuth's estimator (Knuth, "Estimating the efficiency of backtrack
 //! programs", 1975): a walk goes down the tree of the DPOR explorer from the
-//! root, at each node with `k` children choosing one uniformly at random;
+//! root, at each node choosing one child at random, with probability `p`;
 //! whatever the walk then finds (executions, blocked executions, pruned
-//! graphs, branching nodes) is counted `k` times for this node. The counts
-//! of one walk are thus multiplied by the product of the branching factors
-//! along its path, and their expectation is exactly the count of the whole
-//! tree (each leaf is reached with probability `1 / product`). The mean of
-//! many independent walks estimates the count; the spread of the walks gives
-//! a confidence interval (normal approximation of the mean: `mean ± 1.96 ·
-//! s / √walks`). On a tree whose subtrees at each depth have equal sizes
-//! (`readers-N`) every walk gives the exact count.
+//! graphs, branching nodes) is counted `1 / p` times for this node. The
+//! expectation of one walk's counts is exactly the count of the whole tree,
+//! for any `p > 0`. The mean of many walks estimates the count; the spread
+//! of the walks gives a confidence interval (normal approximation of the
+//! mean: `mean ± 1.96 · s / √walks`). On a tree whose subtrees at each depth
+//! have equal sizes (`readers-N`, `writers-N`) every walk gives the exact
+//! count.
+//!
+//! Two refinements keep the spread of the walks small on trees of uneven
+//! shape (`counter-N`, where a plain walk's counts range over four orders
+//! of magnitude):
+//!
+//! - *Look-ahead* (Purdom, "Tree size by partial backtracking", 1978): at
+//!   each node of its path the walk first explores every child up to the
+//!   child's first branching node. A child that gets to none (it ends at
+//!   once in executions or, most often, pruned graphs) is counted exactly,
+//!   once; the walk goes on into one of the others. Whether a child is such
+//!   a leaf depends on its subtree alone, so this stays unbiased.
+//! - *Importance sampling* (Knuth 1975, section 5): among the other
+//!   children, the walk chooses by the sizes that earlier walks found below
+//!   each (by its path from the root), mixed with the uniform choice so
+//!   that every child keeps a share ([`Walk::choose`]). The variance
+//!   vanishes when `p` is proportional to the sizes; what earlier walks
+//!   found does not depend on this walk's choices, so each walk stays
+//!   unbiased (adaptive importance sampling), and the first
+//!   [`LEARN_WALKS`] walks, whose choices are nearly uniform, only teach.
 //!
 //! The walk is the DPOR explorer itself with one hook ([`Walk`], consulted
-//! where the explorer branches over the children of a node), so every node
-//! it visits is a node of the real search, checked and pruned as the real
-//! search does; nodes whose children the explorer enumerates inline (the
-//! sets of waiting reads a write serves, the two fates of a counted barrier)
-//! are explored fully below the chosen child, which keeps the estimator
+//! where the explorer branches over the children of a node,
+//! `dpor/walk.rs`), so every node it visits is a node of the real search,
+//! checked and pruned as the real search does; nodes whose children the
+//! explorer enumerates inline (the two fates of a counted barrier) are
+//! explored fully below the chosen child, which keeps the estimator
 //! unbiased (a fully explored node is a node sampled with probability 1).
 //!
 //! The time an exhaustive run would take is estimated the same way: each
-//! walk's time is spread over the branching nodes it visited, and counted
-//! with their weights (one worker thread; `-j N` divides it at best by N).
+//! walk's time is spread over the steps (partial graphs extended) it made,
+//! and counted with their weights (one worker thread; `-j N` divides it at
+//! best by N). A walk's step tends to cost more than a step of the search
+//! (walks linger where many reads wait), so this errs on the high side.
 //!
 //! The random choices come from a fixed-seed generator ([`Options::seed`]),
 //! and the number of walks depends only on the counts found, never on the
@@ -38,6 +58,8 @@ use super::Budget;
 /// default seed live there, so that the report does not import the explorer.
 pub use crate::report::{Estimate, DEFAULT_SEED};
 use crate::report::{Options, Stats, Status};
+use smallvec::SmallVec;
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -47,13 +69,23 @@ const MIN_WALKS: u64 = 32;
 const MAX_WALKS: u64 = 20_000;
 /// Stop once the 95% interval is within this fraction of the estimate.
 const TARGET_HALF_WIDTH: f64 = 0.02;
-/// At most this many branching nodes visited over all walks (a bound on the
-/// effort that does not depend on the clock).
-const MAX_NODES: u64 = 2_000_000;
-/// Stop once the walks visited this share of the estimated branching nodes.
-const MAX_SHARE: f64 = 0.03;
-/// ... unless they visited fewer than this many.
-const MIN_NODES: u64 = 20_000;
+/// At most this many steps (partial graphs extended) made over all walks
+/// (a bound on the effort that does not depend on the clock).
+const MAX_STEPS: u64 = 10_000_000;
+/// Stop once the walks made this share of the estimated steps of the
+/// search (a walk's step costs about three of the search's: the walks take
+/// about 4% of the search's time).
+const MAX_SHARE: f64 = 0.012;
+/// ... unless they made fewer than this many.
+const MIN_STEPS: u64 = 20_000;
+/// The first walks only teach the later ones ([`Walk::choose`]): their
+/// counts are left out of the estimate.
+const LEARN_WALKS: u64 = 16;
+/// The share of the uniform choice in the probabilities of [`Walk::choose`].
+const UNIFORM_SHARE: f64 = 0.1;
+/// How many walks' worth of the mean size of its siblings a child's
+/// learned size starts from ([`Walk::choose`]).
+const PRIOR_WALKS: f64 = 1.0;
 
 /// The hook of one walk, consulted by the DPOR explorer at each node with
 /// more than one child ([`super::dpor::Dpor::with_walk`]).
@@ -68,106 +100,281 @@ struct WalkState {
     rng: u64,
     /// Branching nodes below the current node, weighted.
     nodes: u64,
-    /// Branching nodes visited, unweighted.
-    visited: u64,
+    /// Steps (partial graphs extended) below the current node, weighted.
+    steps: u64,
+    /// Steps made, unweighted (look-aheads included, also those given up):
+    /// the effort of the walk.
+    effort: u64,
+    /// A look-ahead runs ([`Walk::probe`]).
+    probe: bool,
+    /// The current node of the walk, as a hash of the path of children
+    /// that leads to it from the root.
+    key: u64,
+    /// What earlier walks found below the children they chose, by key:
+    /// the sum of the (unbiased) sizes found, and how many.
+    learned: HashMap<u64, (f64, u32)>,
 }
 
 /// What [`Walk::enter`] saw, for [`Walk::leave`].
 pub(crate) struct Mark {
-    children: u64,
+    /// What the chosen child's counts are multiplied by: one over the
+    /// probability it was chosen with.
+    factor: f64,
     stats: Stats,
     nodes: u64,
+    steps: u64,
+    /// The node's key and the chosen child's ([`WalkState::key`]), when
+    /// the child's size is learned.
+    keys: Option<(u64, u64)>,
+}
+
+/// What a look-ahead started with ([`Walk::probe`]), to undo it when the
+/// child turns out big ([`Walk::probed`]).
+pub(crate) struct Probe {
+    stats: Stats,
+    nodes: u64,
+    steps: u64,
+}
+
+/// What the explorer does at a node with more than one child during a walk
+/// ([`Walk::step`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Step {
+    /// On the walk's own path: look ahead into every child, then walk into
+    /// one of the others.
+    Walk,
+    /// Inside a look-ahead: the child it looks into branches, give up.
+    Over,
 }
 
 impl Walk {
     pub(crate) fn new(seed: u64) -> Self {
         Self {
-            state: Mutex::new(WalkState {
-                rng: seed,
-                nodes: 0,
-                visited: 0,
-            }),
+            state: Mutex::new(WalkState::new(seed)),
         }
     }
 
-    /// Starts a new walk with this seed.
+    /// Starts a new walk with this seed (keeping what the walks learned).
     fn reset(&self, seed: u64) {
-        *self.lock() = WalkState {
-            rng: seed,
-            nodes: 0,
-            visited: 0,
-        };
+        let mut st = self.lock();
+        let learned = std::mem::take(&mut st.learned);
+        *st = WalkState::new(seed);
+        st.learned = learned;
     }
 
-    /// The branching nodes of the last walk: weighted, and visited.
-    fn counts(&self) -> (u64, u64) {
+    /// The last walk's weighted branching nodes and steps, and its effort
+    /// (steps made).
+    fn counts(&self) -> (u64, u64, u64) {
         let st = self.lock();
-        (st.nodes, st.visited)
+        (st.nodes, st.steps, st.effort)
+    }
+
+    /// One step of the explorer (a partial graph about to be extended).
+    pub(crate) fn tick(&self) {
+        let mut st = self.lock();
+        st.steps += 1;
+        st.effort += 1;
+    }
+
+    /// At a node with more than one child: what to do there (and the node
+    /// counted, unless a look-ahead gives up at it).
+    pub(crate) fn step(&self) -> Step {
+        let mut st = self.lock();
+        if st.probe {
+            return Step::Over;
+        }
+        st.nodes += 1;
+        Step::Walk
+    }
+
+    /// Starts a look-ahead into one child of the walk's node: the child is
+    /// explored until it ends or branches ([`Step::Over`]).
+    pub(crate) fn probe(&self, stats: &Stats) -> Probe {
+        let mut st = self.lock();
+        st.probe = true;
+        Probe {
+            stats: stats.clone(),
+            nodes: st.nodes,
+            steps: st.steps,
+        }
+    }
+
+    /// Ends a look-ahead: a child that ended (`whole`) keeps what it found,
+    /// counted once; one that branched leaves no count behind (its steps
+    /// stay in the effort).
+    pub(crate) fn probed(&self, p: Probe, whole: bool, stats: &mut Stats) {
+        let mut st = self.lock();
+        st.probe = false;
+        if !whole {
+            *stats = p.stats;
+            st.nodes = p.nodes;
+            st.steps = p.steps;
+        }
     }
 
     /// At a node with `children` children (more than one): the child to
-    /// visit, uniformly at random, and what to scale when it is done.
+    /// visit, uniformly at random, and what to scale when it is done; the
+    /// node is counted ([`super::split`] sizes its parts with this).
     pub(crate) fn enter(&self, children: usize, stats: &Stats) -> (usize, Mark) {
         let mut st = self.lock();
         st.nodes += 1;
-        st.visited += 1;
-        let r = next(&mut st.rng);
-        // Multiply-shift: uniform enough for any `children` below 2^32.
-        let pick = ((u128::from(r) * children as u128) >> 64) as usize;
-        let mark = Mark {
-            children: children as u64,
-            stats: stats.clone(),
-            nodes: st.nodes,
+        let pick = below(next(&mut st.rng), children);
+        let mark = st.mark(children as f64, stats, None);
+        (pick, mark)
+    }
+
+    /// At a node already counted ([`Self::step`]) whose children `big`
+    /// (at least one) were not explored whole: the child to visit, and what
+    /// to scale when it is done.
+    ///
+    /// Importance sampling (Knuth 1975, section 5): a child is chosen with
+    /// probability `p` and its counts multiplied by `1 / p`, which keeps the
+    /// estimate unbiased for any `p > 0`; the variance vanishes when `p` is
+    /// proportional to the child's size. Here `p` follows the sizes earlier
+    /// walks found below each child (mixed with the uniform choice, so
+    /// that every child keeps a share): those walks are done, so the
+    /// probabilities of a walk do not depend on its own choices, and each
+    /// walk stays an unbiased estimate (adaptive importance sampling).
+    pub(crate) fn choose(&self, big: &[usize], stats: &Stats) -> (usize, Mark) {
+        let mut st = self.lock();
+        let k = big.len();
+        let keys: SmallVec<[u64; 16]> = big.iter().map(|&i| child_key(st.key, i)).collect();
+        let sizes: SmallVec<[Option<(f64, u32)>; 16]> =
+            keys.iter().map(|c| st.learned.get(c).copied()).collect();
+        let known: SmallVec<[f64; 16]> = sizes
+            .iter()
+            .flatten()
+            .map(|&(s, n)| s / f64::from(n))
+            .collect();
+        // A child not walked yet is taken to be of the known ones' mean
+        // size, and one walked a few times only a little less so.
+        let mean = known.iter().sum::<f64>() / known.len().max(1) as f64;
+        let prior = PRIOR_WALKS;
+        let sizes: SmallVec<[f64; 16]> = sizes
+            .iter()
+            .map(|s| {
+                s.map_or(mean, |(sum, n)| {
+                    (sum + prior * mean) / (f64::from(n) + prior)
+                })
+            })
+            .collect();
+        let sum: f64 = sizes.iter().sum();
+        let prob = |j: usize| {
+            if sum > 0.0 && sum.is_finite() {
+                (1.0 - UNIFORM_SHARE) * sizes[j] / sum + UNIFORM_SHARE / k as f64
+            } else {
+                1.0 / k as f64
+            }
         };
-        (pick.min(children - 1), mark)
+        let r = (next(&mut st.rng) >> 11) as f64 / (1u64 << 53) as f64;
+        let mut j = 0;
+        let mut acc = prob(0);
+        while j + 1 < k && r >= acc {
+            j += 1;
+            acc += prob(j);
+        }
+        let parent = st.key;
+        st.key = keys[j];
+        let mark = st.mark(1.0 / prob(j), stats, Some((parent, keys[j])));
+        (big[j], mark)
     }
 
-    /// At a write that `readers` waiting reads may read from: one of the
-    /// sets the explorer enumerates (the subsets of `allowed` with no two
-    /// reads `apart`), at random, when there are several.
-    pub(crate) fn sample_set(
-        &self,
-        readers: usize,
-        allowed: u64,
-        apart: &[u64],
-        stats: &Stats,
-    ) -> Option<(u64, Mark)> {
-        let mut sets: Vec<u64> = Vec::new();
-        let mut mask = 0u64;
-        loop {
-            if (0..readers).all(|k| mask >> k & 1 == 0 || apart[k] & mask == 0) {
-                sets.push(mask);
-            }
-            if mask == allowed {
-                break;
-            }
-            mask = ((mask | !allowed).wrapping_add(1)) & allowed;
-        }
-        if sets.len() < 2 {
-            return None;
-        }
-        let (i, mark) = self.enter(sets.len(), stats);
-        Some((sets[i], mark))
-    }
-
-    /// The chosen child is explored: what it found counts for every child.
+    /// The chosen child is explored: what it found counts `factor` times
+    /// (in whole numbers, rounded at random up or down so that the
+    /// expectation is kept), and its size is learned.
     pub(crate) fn leave(&self, mark: Mark, stats: &mut Stats) {
-        let k = mark.children;
-        let scale = |now: &mut u64, before: u64| {
-            *now = before.saturating_add(now.saturating_sub(before).saturating_mul(k));
+        let mut st = self.lock();
+        if let Some((parent, child)) = mark.keys {
+            let found = (stats.executions + stats.blocked)
+                .saturating_sub(mark.stats.executions + mark.stats.blocked);
+            let slot = st.learned.entry(child).or_insert((0.0, 0));
+            slot.0 += found as f64;
+            slot.1 = slot.1.saturating_add(1);
+            st.key = parent;
+        }
+        let f = mark.factor;
+        let rng = &mut st.rng;
+        let mut scale = |now: &mut u64, before: u64| {
+            *now = before.saturating_add(scaled(now.saturating_sub(before), f, rng));
         };
         scale(&mut stats.executions, mark.stats.executions);
         scale(&mut stats.blocked, mark.stats.blocked);
         scale(&mut stats.pruned, mark.stats.pruned);
         scale(&mut stats.bound_hits, mark.stats.bound_hits);
-        let mut st = self.lock();
-        scale(&mut st.nodes, mark.nodes);
+        let (mut nodes, mut steps) = (st.nodes, st.steps);
+        let rng = &mut st.rng;
+        let mut scale = |now: &mut u64, before: u64| {
+            *now = before.saturating_add(scaled(now.saturating_sub(before), f, rng));
+        };
+        scale(&mut nodes, mark.nodes);
+        scale(&mut steps, mark.steps);
+        st.nodes = nodes;
+        st.steps = steps;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, WalkState> {
         // A poisoned lock only means another walk panicked; the state is plain data.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+impl WalkState {
+    fn new(seed: u64) -> Self {
+        Self {
+            rng: seed,
+            nodes: 0,
+            steps: 0,
+            effort: 0,
+            probe: false,
+            key: 0,
+            learned: HashMap::new(),
+        }
+    }
+
+    /// What [`Walk::leave`] needs to scale the chosen child's counts.
+    fn mark(&self, factor: f64, stats: &Stats, keys: Option<(u64, u64)>) -> Mark {
+        Mark {
+            factor,
+            stats: stats.clone(),
+            nodes: self.nodes,
+            steps: self.steps,
+            keys,
+        }
+    }
+}
+
+/// The key of child `i` of the node `key` (FNV-1a over the path).
+fn child_key(key: u64, i: usize) -> u64 {
+    let mut h = key ^ 0xcbf2_9ce4_8422_2325;
+    for b in (i as u64).to_le_bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// `x * f` as a whole number: exact when `f` is one, rounded down or up at
+/// random otherwise, with the expectation `x * f`.
+fn scaled(x: u64, f: f64, rng: &mut u64) -> u64 {
+    if x == 0 {
+        return 0;
+    }
+    // (A factor within rounding of a whole number is one: a uniform choice.)
+    if (f - f.round()).abs() < 1e-9 && f < u64::MAX as f64 {
+        return x.saturating_mul(f.round() as u64);
+    }
+    let y = x as f64 * f;
+    if !y.is_finite() || y >= u64::MAX as f64 {
+        return u64::MAX;
+    }
+    let low = y.floor();
+    let up = ((next(rng) >> 11) as f64 / (1u64 << 53) as f64) < y - low;
+    low as u64 + u64::from(up)
+}
+
+/// A number below `n` (at least one) from the random `r`: multiply-shift,
+/// uniform enough for any `n` below 2^32.
+fn below(r: u64, n: usize) -> usize {
+    (((u128::from(r) * n as u128) >> 64) as usize).min(n.max(1) - 1)
 }
 
 /// splitmix64 (Steele, Lea, Flood 2014): a small, fast generator, plenty for
@@ -231,7 +438,8 @@ fn estimate_walks(
     let start = Instant::now();
     budget.max_executions = None;
     let mut rng = opts.seed;
-    let (mut total, mut execs, mut blocked, mut pruned, mut nodes, mut time) = (
+    let (mut total, mut execs, mut blocked, mut pruned, mut nodes, mut steps, mut time) = (
+        Mean::default(),
         Mean::default(),
         Mean::default(),
         Mean::default(),
@@ -239,7 +447,14 @@ fn estimate_walks(
         Mean::default(),
         Mean::default(),
     );
-    let mut visited = 0u64;
+    let mut effort = 0u64;
+    // Walks made, those that only teach included.
+    let mut made_walks = 0u64;
+    let learn = if max_walks > LEARN_WALKS {
+        LEARN_WALKS
+    } else {
+        0
+    };
     while total.n < max_walks {
         w.reset(next(&mut rng));
         let mut o = out.fork();
@@ -249,23 +464,28 @@ fn estimate_walks(
             other => return other,
         }
         let secs = t0.elapsed().as_secs_f64();
-        let (weighted, walked) = w.counts();
-        visited += walked;
+        let (weighted, weighted_steps, made) = w.counts();
+        effort += made;
+        made_walks += 1;
+        if made_walks <= learn {
+            continue;
+        }
         let s = &o.stats;
         total.add(s.executions.saturating_add(s.blocked) as f64);
         execs.add(s.executions as f64);
         blocked.add(s.blocked as f64);
         pruned.add(s.pruned as f64);
         nodes.add(weighted as f64);
-        // This walk's time, spread over its branching nodes, weighted.
-        time.add(secs * weighted.max(1) as f64 / walked.max(1) as f64);
+        steps.add(weighted_steps as f64);
+        // This walk's time, spread over its steps, weighted.
+        time.add(secs * weighted_steps.max(1) as f64 / made.max(1) as f64);
         // (Walks that all found nothing say little: no interval from them.)
         let narrow = total.mean > 0.0 && total.half_width() <= TARGET_HALF_WIDTH * total.mean;
-        // Walks visiting more than a small share of the tree's nodes cost
+        // Walks making more than a small share of the tree's steps cost
         // about as much as the search they estimate.
         // (A small tree costs nothing either way: walk it well.)
-        let costly = visited >= MIN_NODES && visited as f64 >= MAX_SHARE * nodes.mean;
-        if (total.n >= MIN_WALKS && (narrow || costly)) || visited >= MAX_NODES {
+        let costly = effort >= MIN_STEPS && effort as f64 >= MAX_SHARE * steps.mean;
+        if (total.n >= MIN_WALKS && (narrow || costly)) || effort >= MAX_STEPS {
             break;
         }
     }
@@ -282,7 +502,7 @@ fn estimate_walks(
         0.0
     };
     Status::Estimate(Box::new(Estimate {
-        walks: total.n,
+        walks: made_walks,
         seed: opts.seed,
         total: round(total.mean),
         total_low: round(total.mean - hw),
