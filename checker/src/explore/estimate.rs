@@ -57,13 +57,14 @@ use super::Budget;
 /// The estimate is part of a report (`Status::Estimate`); its type and the
 /// default seed live there, so that the report does not import the explorer.
 pub use crate::report::{Estimate, DEFAULT_SEED};
-use crate::report::{Options, Stats, Status};
-use smallvec::SmallVec;
-use std::collections::HashMap;
-use std::sync::Mutex;
+use crate::report::{Options, Status};
 use std::time::Instant;
+pub(crate) use walk::{Step, Walk};
 
-/// At least this many walks, however close the first ones agree.
+mod walk;
+
+/// At least this many walks (those that only teach included), however
+/// close the first ones agree.
 const MIN_WALKS: u64 = 32;
 /// At most this many walks.
 const MAX_WALKS: u64 = 20_000;
@@ -81,305 +82,10 @@ const MIN_STEPS: u64 = 20_000;
 /// The first walks only teach the later ones ([`Walk::choose`]): their
 /// counts are left out of the estimate.
 const LEARN_WALKS: u64 = 16;
-/// The share of the uniform choice in the probabilities of [`Walk::choose`].
-const UNIFORM_SHARE: f64 = 0.1;
-/// How many walks' worth of the mean size of its siblings a child's
-/// learned size starts from ([`Walk::choose`]).
-const PRIOR_WALKS: f64 = 1.0;
-
-/// The hook of one walk, consulted by the DPOR explorer at each node with
-/// more than one child ([`super::dpor::Dpor::with_walk`]).
-#[derive(Debug)]
-pub(crate) struct Walk {
-    state: Mutex<WalkState>,
-}
-
-#[derive(Debug)]
-struct WalkState {
-    /// splitmix64 state.
-    rng: u64,
-    /// Branching nodes below the current node, weighted.
-    nodes: u64,
-    /// Steps (partial graphs extended) below the current node, weighted.
-    steps: u64,
-    /// Steps made, unweighted (look-aheads included, also those given up):
-    /// the effort of the walk.
-    effort: u64,
-    /// A look-ahead runs ([`Walk::probe`]).
-    probe: bool,
-    /// The current node of the walk, as a hash of the path of children
-    /// that leads to it from the root.
-    key: u64,
-    /// What earlier walks found below the children they chose, by key:
-    /// the sum of the (unbiased) sizes found, and how many.
-    learned: HashMap<u64, (f64, u32)>,
-}
-
-/// What [`Walk::enter`] saw, for [`Walk::leave`].
-pub(crate) struct Mark {
-    /// What the chosen child's counts are multiplied by: one over the
-    /// probability it was chosen with.
-    factor: f64,
-    stats: Stats,
-    nodes: u64,
-    steps: u64,
-    /// The node's key and the chosen child's ([`WalkState::key`]), when
-    /// the child's size is learned.
-    keys: Option<(u64, u64)>,
-}
-
-/// What a look-ahead started with ([`Walk::probe`]), to undo it when the
-/// child turns out big ([`Walk::probed`]).
-pub(crate) struct Probe {
-    stats: Stats,
-    nodes: u64,
-    steps: u64,
-}
-
-/// What the explorer does at a node with more than one child during a walk
-/// ([`Walk::step`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Step {
-    /// On the walk's own path: look ahead into every child, then walk into
-    /// one of the others.
-    Walk,
-    /// Inside a look-ahead: the child it looks into branches, give up.
-    Over,
-}
-
-impl Walk {
-    pub(crate) fn new(seed: u64) -> Self {
-        Self {
-            state: Mutex::new(WalkState::new(seed)),
-        }
-    }
-
-    /// Starts a new walk with this seed (keeping what the walks learned).
-    fn reset(&self, seed: u64) {
-        let mut st = self.lock();
-        let learned = std::mem::take(&mut st.learned);
-        *st = WalkState::new(seed);
-        st.learned = learned;
-    }
-
-    /// The last walk's weighted branching nodes and steps, and its effort
-    /// (steps made).
-    fn counts(&self) -> (u64, u64, u64) {
-        let st = self.lock();
-        (st.nodes, st.steps, st.effort)
-    }
-
-    /// One step of the explorer (a partial graph about to be extended).
-    pub(crate) fn tick(&self) {
-        let mut st = self.lock();
-        st.steps += 1;
-        st.effort += 1;
-    }
-
-    /// At a node with more than one child: what to do there (and the node
-    /// counted, unless a look-ahead gives up at it).
-    pub(crate) fn step(&self) -> Step {
-        let mut st = self.lock();
-        if st.probe {
-            return Step::Over;
-        }
-        st.nodes += 1;
-        Step::Walk
-    }
-
-    /// Starts a look-ahead into one child of the walk's node: the child is
-    /// explored until it ends or branches ([`Step::Over`]).
-    pub(crate) fn probe(&self, stats: &Stats) -> Probe {
-        let mut st = self.lock();
-        st.probe = true;
-        Probe {
-            stats: stats.clone(),
-            nodes: st.nodes,
-            steps: st.steps,
-        }
-    }
-
-    /// Ends a look-ahead: a child that ended (`whole`) keeps what it found,
-    /// counted once; one that branched leaves no count behind (its steps
-    /// stay in the effort).
-    pub(crate) fn probed(&self, p: Probe, whole: bool, stats: &mut Stats) {
-        let mut st = self.lock();
-        st.probe = false;
-        if !whole {
-            *stats = p.stats;
-            st.nodes = p.nodes;
-            st.steps = p.steps;
-        }
-    }
-
-    /// At a node with `children` children (more than one): the child to
-    /// visit, uniformly at random, and what to scale when it is done; the
-    /// node is counted ([`super::split`] sizes its parts with this).
-    pub(crate) fn enter(&self, children: usize, stats: &Stats) -> (usize, Mark) {
-        let mut st = self.lock();
-        st.nodes += 1;
-        let pick = below(next(&mut st.rng), children);
-        let mark = st.mark(children as f64, stats, None);
-        (pick, mark)
-    }
-
-    /// At a node already counted ([`Self::step`]) whose children `big`
-    /// (at least one) were not explored whole: the child to visit, and what
-    /// to scale when it is done.
-    ///
-    /// Importance sampling (Knuth 1975, section 5): a child is chosen with
-    /// probability `p` and its counts multiplied by `1 / p`, which keeps the
-    /// estimate unbiased for any `p > 0`; the variance vanishes when `p` is
-    /// proportional to the child's size. Here `p` follows the sizes earlier
-    /// walks found below each child (mixed with the uniform choice, so
-    /// that every child keeps a share): those walks are done, so the
-    /// probabilities of a walk do not depend on its own choices, and each
-    /// walk stays an unbiased estimate (adaptive importance sampling).
-    pub(crate) fn choose(&self, big: &[usize], stats: &Stats) -> (usize, Mark) {
-        let mut st = self.lock();
-        let k = big.len();
-        let keys: SmallVec<[u64; 16]> = big.iter().map(|&i| child_key(st.key, i)).collect();
-        let sizes: SmallVec<[Option<(f64, u32)>; 16]> =
-            keys.iter().map(|c| st.learned.get(c).copied()).collect();
-        let known: SmallVec<[f64; 16]> = sizes
-            .iter()
-            .flatten()
-            .map(|&(s, n)| s / f64::from(n))
-            .collect();
-        // A child not walked yet is taken to be of the known ones' mean
-        // size, and one walked a few times only a little less so.
-        let mean = known.iter().sum::<f64>() / known.len().max(1) as f64;
-        let prior = PRIOR_WALKS;
-        let sizes: SmallVec<[f64; 16]> = sizes
-            .iter()
-            .map(|s| {
-                s.map_or(mean, |(sum, n)| {
-                    (sum + prior * mean) / (f64::from(n) + prior)
-                })
-            })
-            .collect();
-        let sum: f64 = sizes.iter().sum();
-        let prob = |j: usize| {
-            if sum > 0.0 && sum.is_finite() {
-                (1.0 - UNIFORM_SHARE) * sizes[j] / sum + UNIFORM_SHARE / k as f64
-            } else {
-                1.0 / k as f64
-            }
-        };
-        let r = (next(&mut st.rng) >> 11) as f64 / (1u64 << 53) as f64;
-        let mut j = 0;
-        let mut acc = prob(0);
-        while j + 1 < k && r >= acc {
-            j += 1;
-            acc += prob(j);
-        }
-        let parent = st.key;
-        st.key = keys[j];
-        let mark = st.mark(1.0 / prob(j), stats, Some((parent, keys[j])));
-        (big[j], mark)
-    }
-
-    /// The chosen child is explored: what it found counts `factor` times
-    /// (in whole numbers, rounded at random up or down so that the
-    /// expectation is kept), and its size is learned.
-    pub(crate) fn leave(&self, mark: Mark, stats: &mut Stats) {
-        let mut st = self.lock();
-        if let Some((parent, child)) = mark.keys {
-            let found = (stats.executions + stats.blocked)
-                .saturating_sub(mark.stats.executions + mark.stats.blocked);
-            let slot = st.learned.entry(child).or_insert((0.0, 0));
-            slot.0 += found as f64;
-            slot.1 = slot.1.saturating_add(1);
-            st.key = parent;
-        }
-        let f = mark.factor;
-        let rng = &mut st.rng;
-        let mut scale = |now: &mut u64, before: u64| {
-            *now = before.saturating_add(scaled(now.saturating_sub(before), f, rng));
-        };
-        scale(&mut stats.executions, mark.stats.executions);
-        scale(&mut stats.blocked, mark.stats.blocked);
-        scale(&mut stats.pruned, mark.stats.pruned);
-        scale(&mut stats.bound_hits, mark.stats.bound_hits);
-        let (mut nodes, mut steps) = (st.nodes, st.steps);
-        let rng = &mut st.rng;
-        let mut scale = |now: &mut u64, before: u64| {
-            *now = before.saturating_add(scaled(now.saturating_sub(before), f, rng));
-        };
-        scale(&mut nodes, mark.nodes);
-        scale(&mut steps, mark.steps);
-        st.nodes = nodes;
-        st.steps = steps;
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, WalkState> {
-        // A poisoned lock only means another walk panicked; the state is plain data.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-impl WalkState {
-    fn new(seed: u64) -> Self {
-        Self {
-            rng: seed,
-            nodes: 0,
-            steps: 0,
-            effort: 0,
-            probe: false,
-            key: 0,
-            learned: HashMap::new(),
-        }
-    }
-
-    /// What [`Walk::leave`] needs to scale the chosen child's counts.
-    fn mark(&self, factor: f64, stats: &Stats, keys: Option<(u64, u64)>) -> Mark {
-        Mark {
-            factor,
-            stats: stats.clone(),
-            nodes: self.nodes,
-            steps: self.steps,
-            keys,
-        }
-    }
-}
-
-/// The key of child `i` of the node `key` (FNV-1a over the path).
-fn child_key(key: u64, i: usize) -> u64 {
-    let mut h = key ^ 0xcbf2_9ce4_8422_2325;
-    for b in (i as u64).to_le_bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// `x * f` as a whole number: exact when `f` is one, rounded down or up at
-/// random otherwise, with the expectation `x * f`.
-fn scaled(x: u64, f: f64, rng: &mut u64) -> u64 {
-    if x == 0 {
-        return 0;
-    }
-    // (A factor within rounding of a whole number is one: a uniform choice.)
-    if (f - f.round()).abs() < 1e-9 && f < u64::MAX as f64 {
-        return x.saturating_mul(f.round() as u64);
-    }
-    let y = x as f64 * f;
-    if !y.is_finite() || y >= u64::MAX as f64 {
-        return u64::MAX;
-    }
-    let low = y.floor();
-    let up = ((next(rng) >> 11) as f64 / (1u64 << 53) as f64) < y - low;
-    low as u64 + u64::from(up)
-}
-
-/// A number below `n` (at least one) from the random `r`: multiply-shift,
-/// uniform enough for any `n` below 2^32.
-fn below(r: u64, n: usize) -> usize {
-    (((u128::from(r) * n as u128) >> 64) as usize).min(n.max(1) - 1)
-}
 
 /// splitmix64 (Steele, Lea, Flood 2014): a small, fast generator, plenty for
 /// choosing children.
-fn next(x: &mut u64) -> u64 {
+pub(crate) fn next(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *x;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -485,7 +191,8 @@ fn estimate_walks(
         // about as much as the search they estimate.
         // (A small tree costs nothing either way: walk it well.)
         let costly = effort >= MIN_STEPS && effort as f64 >= MAX_SHARE * steps.mean;
-        if (total.n >= MIN_WALKS && (narrow || costly)) || effort >= MAX_STEPS {
+        // (The walks that only taught count for the least number of walks.)
+        if (made_walks >= MIN_WALKS && (narrow || costly)) || effort >= MAX_STEPS {
             break;
         }
     }

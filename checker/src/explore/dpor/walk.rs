@@ -31,19 +31,28 @@ impl<'a> Dpor<'a> {
         if walk.step() == Step::Over {
             return Err(Halt::Probe);
         }
-        let mut big: SmallVec<[usize; 16]> = SmallVec::new();
-        for i in 0..n {
-            self.tick(w)?;
-            let probe = walk.probe(&w.out.stats);
-            let r = child(self, s, w, i);
-            let whole = r.is_ok();
-            walk.probed(probe, whole, &mut w.out.stats);
-            match r {
-                Ok(()) => {}
-                Err(Halt::Probe) => big.push(i),
-                Err(e) => return Err(e),
+        // (What the look-aheads find at a node is the same on every walk:
+        // an earlier walk's is used again.)
+        let big = match walk.looked(&mut w.out.stats) {
+            Some(big) => big,
+            None => {
+                let mut big: SmallVec<[usize; 16]> = SmallVec::new();
+                let mut found = Vec::with_capacity(n);
+                for i in 0..n {
+                    self.tick(w)?;
+                    let probe = walk.probe(&w.out.stats);
+                    let r = child(self, s, w, i);
+                    found.push(walk.probed(probe, r.is_ok(), &mut w.out.stats));
+                    match r {
+                        Ok(()) => {}
+                        Err(Halt::Probe) => big.push(i),
+                        Err(e) => return Err(e),
+                    }
+                }
+                walk.remember(found.into_boxed_slice());
+                big
             }
-        }
+        };
         if big.is_empty() {
             return Ok(());
         }

@@ -98,7 +98,11 @@ fn an_uneven_tree_is_estimated_within_ten_percent() {
     for seed in 1..=5 {
         let e = estimate("counter", 7, seed);
         let err = (e.total as f64 - known as f64).abs() / known as f64;
-        assert!(err <= 0.10, "counter-7, seed {seed}: {e} ({:.1}% off)", err * 100.0);
+        assert!(
+            err <= 0.10,
+            "counter-7, seed {seed}: {e} ({:.1}% off)",
+            err * 100.0
+        );
         assert!(e.walks > super::LEARN_WALKS, "seed {seed}: {e}");
     }
 }
@@ -107,12 +111,17 @@ fn an_uneven_tree_is_estimated_within_ten_percent() {
 fn scaling_by_a_fraction_keeps_the_expectation() {
     let mut rng = 42;
     // A whole factor, or one within rounding of it, scales exactly.
-    assert_eq!(super::scaled(7, 3.0, &mut rng), 21);
-    assert_eq!(super::scaled(7, 1.0 / (0.9 / 3.0 + 0.1 / 3.0), &mut rng), 21);
-    assert_eq!(super::scaled(0, 2.5, &mut rng), 0);
+    assert_eq!(super::walk::scaled(7, 3.0, &mut rng), 21);
+    assert_eq!(
+        super::walk::scaled(7, 1.0 / (0.9 / 3.0 + 0.1 / 3.0), &mut rng),
+        21
+    );
+    assert_eq!(super::walk::scaled(0, 2.5, &mut rng), 0);
     // 3 * 1.5 = 4.5: 4 or 5, each about half of the time.
     let n = 20_000;
-    let draws: Vec<u64> = (0..n).map(|_| super::scaled(3, 1.5, &mut rng)).collect();
+    let draws: Vec<u64> = (0..n)
+        .map(|_| super::walk::scaled(3, 1.5, &mut rng))
+        .collect();
     assert!(draws.iter().all(|&d| d == 4 || d == 5));
     let mean = draws.iter().sum::<u64>() as f64 / n as f64;
     assert!((mean - 4.5).abs() < 0.02, "mean {mean}");
@@ -120,9 +129,10 @@ fn scaling_by_a_fraction_keeps_the_expectation() {
 
 #[test]
 fn the_first_walks_only_teach() {
-    // readers-6 is uniform: every walk is exact, those that teach too; the
-    // walks made count them.
+    // readers-6 is uniform: every walk is exact, those that only teach too;
+    // the walks made count them.
     let e = estimate("readers", 6, 3);
     assert_eq!(e.total, 64);
-    assert!(e.walks >= super::MIN_WALKS + super::LEARN_WALKS, "{e}");
+    assert!(e.walks >= super::MIN_WALKS, "{e}");
+    assert!(e.walks > super::LEARN_WALKS, "{e}");
 }
