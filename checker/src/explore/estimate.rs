@@ -2,28 +2,48 @@
 //!
 //! Knuth's estimator (Knuth, "Estimating the efficiency of backtrack
 //! programs", 1975): a walk goes down the tree of the DPOR explorer from the
-//! root, at each node with `k` children choosing one uniformly at random;
+//! root, at each node choosing one child at random, with probability `p`;
 //! whatever the walk then finds (executions, blocked executions, pruned
-//! graphs, branching nodes) is counted `k` times for this node. The counts
-//! of one walk are thus multiplied by the product of the branching factors
-//! along its path, and their expectation is exactly the count of the whole
-//! tree (each leaf is reached with probability `1 / product`). The mean of
-//! many independent walks estimates the count; the spread of the walks gives
-//! a confidence interval (normal approximation of the mean: `mean ± 1.96 ·
-//! s / √walks`). On a tree whose subtrees at each depth have equal sizes
-//! (`readers-N`) every walk gives the exact count.
+//! graphs, branching nodes) is counted `1 / p` times for this node. The
+//! expectation of one walk's counts is exactly the count of the whole tree,
+//! for any `p > 0`. The mean of many walks estimates the count; the spread
+//! of the walks gives a confidence interval (normal approximation of the
+//! mean: `mean ± 1.96 · s / √walks`). On a tree whose subtrees at each depth
+//! have equal sizes (`readers-N`, `writers-N`) every walk gives the exact
+//! count.
+//!
+//! Two refinements keep the spread of the walks small on trees of uneven
+//! shape (`counter-N`, where a plain walk's counts range over four orders
+//! of magnitude):
+//!
+//! - *Look-ahead* (Purdom, "Tree size by partial backtracking", 1978): at
+//!   each node of its path the walk first explores every child up to the
+//!   child's first branching node. A child that gets to none (it ends at
+//!   once in executions or, most often, pruned graphs) is counted exactly,
+//!   once; the walk goes on into one of the others. Whether a child is such
+//!   a leaf depends on its subtree alone, so this stays unbiased.
+//! - *Importance sampling* (Knuth 1975, section 5): among the other
+//!   children, the walk chooses by the sizes that earlier walks found below
+//!   each (by its path from the root), mixed with the uniform choice so
+//!   that every child keeps a share ([`Walk::choose`]). The variance
+//!   vanishes when `p` is proportional to the sizes; what earlier walks
+//!   found does not depend on this walk's choices, so each walk stays
+//!   unbiased (adaptive importance sampling), and the first
+//!   [`LEARN_WALKS`] walks, whose choices are nearly uniform, only teach.
 //!
 //! The walk is the DPOR explorer itself with one hook ([`Walk`], consulted
-//! where the explorer branches over the children of a node), so every node
-//! it visits is a node of the real search, checked and pruned as the real
-//! search does; nodes whose children the explorer enumerates inline (the
-//! sets of waiting reads a write serves, the two fates of a counted barrier)
-//! are explored fully below the chosen child, which keeps the estimator
+//! where the explorer branches over the children of a node,
+//! `dpor/walk.rs`), so every node it visits is a node of the real search,
+//! checked and pruned as the real search does; nodes whose children the
+//! explorer enumerates inline (the two fates of a counted barrier) are
+//! explored fully below the chosen child, which keeps the estimator
 //! unbiased (a fully explored node is a node sampled with probability 1).
 //!
 //! The time an exhaustive run would take is estimated the same way: each
-//! walk's time is spread over the branching nodes it visited, and counted
-//! with their weights (one worker thread; `-j N` divides it at best by N).
+//! walk's time is spread over the steps (partial graphs extended) it made,
+//! and counted with their weights (one worker thread; `-j N` divides it at
+//! best by N). A walk's step tends to cost more than a step of the search
+//! (walks linger where many reads wait), so this errs on the high side.
 //!
 //! The random choices come from a fixed-seed generator ([`Options::seed`]),
 //! and the number of walks depends only on the counts found, never on the
@@ -37,142 +57,35 @@ use super::Budget;
 /// The estimate is part of a report (`Status::Estimate`); its type and the
 /// default seed live there, so that the report does not import the explorer.
 pub use crate::report::{Estimate, DEFAULT_SEED};
-use crate::report::{Options, Stats, Status};
-use std::sync::Mutex;
+use crate::report::{Options, Status};
 use std::time::Instant;
+pub(crate) use walk::{Step, Walk};
 
-/// At least this many walks, however close the first ones agree.
+mod walk;
+
+/// At least this many walks (those that only teach included), however
+/// close the first ones agree.
 const MIN_WALKS: u64 = 32;
 /// At most this many walks.
 const MAX_WALKS: u64 = 20_000;
 /// Stop once the 95% interval is within this fraction of the estimate.
 const TARGET_HALF_WIDTH: f64 = 0.02;
-/// At most this many branching nodes visited over all walks (a bound on the
-/// effort that does not depend on the clock).
-const MAX_NODES: u64 = 2_000_000;
-/// Stop once the walks visited this share of the estimated branching nodes.
-const MAX_SHARE: f64 = 0.03;
-/// ... unless they visited fewer than this many.
-const MIN_NODES: u64 = 20_000;
-
-/// The hook of one walk, consulted by the DPOR explorer at each node with
-/// more than one child ([`super::dpor::Dpor::with_walk`]).
-#[derive(Debug)]
-pub(crate) struct Walk {
-    state: Mutex<WalkState>,
-}
-
-#[derive(Debug)]
-struct WalkState {
-    /// splitmix64 state.
-    rng: u64,
-    /// Branching nodes below the current node, weighted.
-    nodes: u64,
-    /// Branching nodes visited, unweighted.
-    visited: u64,
-}
-
-/// What [`Walk::enter`] saw, for [`Walk::leave`].
-pub(crate) struct Mark {
-    children: u64,
-    stats: Stats,
-    nodes: u64,
-}
-
-impl Walk {
-    pub(crate) fn new(seed: u64) -> Self {
-        Self {
-            state: Mutex::new(WalkState {
-                rng: seed,
-                nodes: 0,
-                visited: 0,
-            }),
-        }
-    }
-
-    /// Starts a new walk with this seed.
-    fn reset(&self, seed: u64) {
-        *self.lock() = WalkState {
-            rng: seed,
-            nodes: 0,
-            visited: 0,
-        };
-    }
-
-    /// The branching nodes of the last walk: weighted, and visited.
-    fn counts(&self) -> (u64, u64) {
-        let st = self.lock();
-        (st.nodes, st.visited)
-    }
-
-    /// At a node with `children` children (more than one): the child to
-    /// visit, uniformly at random, and what to scale when it is done.
-    pub(crate) fn enter(&self, children: usize, stats: &Stats) -> (usize, Mark) {
-        let mut st = self.lock();
-        st.nodes += 1;
-        st.visited += 1;
-        let r = next(&mut st.rng);
-        // Multiply-shift: uniform enough for any `children` below 2^32.
-        let pick = ((u128::from(r) * children as u128) >> 64) as usize;
-        let mark = Mark {
-            children: children as u64,
-            stats: stats.clone(),
-            nodes: st.nodes,
-        };
-        (pick.min(children - 1), mark)
-    }
-
-    /// At a write that `readers` waiting reads may read from: one of the
-    /// sets the explorer enumerates (the subsets of `allowed` with no two
-    /// reads `apart`), at random, when there are several.
-    pub(crate) fn sample_set(
-        &self,
-        readers: usize,
-        allowed: u64,
-        apart: &[u64],
-        stats: &Stats,
-    ) -> Option<(u64, Mark)> {
-        let mut sets: Vec<u64> = Vec::new();
-        let mut mask = 0u64;
-        loop {
-            if (0..readers).all(|k| mask >> k & 1 == 0 || apart[k] & mask == 0) {
-                sets.push(mask);
-            }
-            if mask == allowed {
-                break;
-            }
-            mask = ((mask | !allowed).wrapping_add(1)) & allowed;
-        }
-        if sets.len() < 2 {
-            return None;
-        }
-        let (i, mark) = self.enter(sets.len(), stats);
-        Some((sets[i], mark))
-    }
-
-    /// The chosen child is explored: what it found counts for every child.
-    pub(crate) fn leave(&self, mark: Mark, stats: &mut Stats) {
-        let k = mark.children;
-        let scale = |now: &mut u64, before: u64| {
-            *now = before.saturating_add(now.saturating_sub(before).saturating_mul(k));
-        };
-        scale(&mut stats.executions, mark.stats.executions);
-        scale(&mut stats.blocked, mark.stats.blocked);
-        scale(&mut stats.pruned, mark.stats.pruned);
-        scale(&mut stats.bound_hits, mark.stats.bound_hits);
-        let mut st = self.lock();
-        scale(&mut st.nodes, mark.nodes);
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, WalkState> {
-        // A poisoned lock only means another walk panicked; the state is plain data.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
+/// At most this many steps (partial graphs extended) made over all walks
+/// (a bound on the effort that does not depend on the clock).
+const MAX_STEPS: u64 = 10_000_000;
+/// Stop once the walks made this share of the estimated steps of the
+/// search (a walk's step costs about three of the search's: the walks take
+/// about 4% of the search's time).
+const MAX_SHARE: f64 = 0.012;
+/// ... unless they made fewer than this many.
+const MIN_STEPS: u64 = 20_000;
+/// The first walks only teach the later ones ([`Walk::choose`]): their
+/// counts are left out of the estimate.
+const LEARN_WALKS: u64 = 16;
 
 /// splitmix64 (Steele, Lea, Flood 2014): a small, fast generator, plenty for
 /// choosing children.
-fn next(x: &mut u64) -> u64 {
+pub(crate) fn next(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *x;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -231,7 +144,8 @@ fn estimate_walks(
     let start = Instant::now();
     budget.max_executions = None;
     let mut rng = opts.seed;
-    let (mut total, mut execs, mut blocked, mut pruned, mut nodes, mut time) = (
+    let (mut total, mut execs, mut blocked, mut pruned, mut nodes, mut steps, mut time) = (
+        Mean::default(),
         Mean::default(),
         Mean::default(),
         Mean::default(),
@@ -239,7 +153,14 @@ fn estimate_walks(
         Mean::default(),
         Mean::default(),
     );
-    let mut visited = 0u64;
+    let mut effort = 0u64;
+    // Walks made, those that only teach included.
+    let mut made_walks = 0u64;
+    let learn = if max_walks > LEARN_WALKS {
+        LEARN_WALKS
+    } else {
+        0
+    };
     while total.n < max_walks {
         w.reset(next(&mut rng));
         let mut o = out.fork();
@@ -249,23 +170,29 @@ fn estimate_walks(
             other => return other,
         }
         let secs = t0.elapsed().as_secs_f64();
-        let (weighted, walked) = w.counts();
-        visited += walked;
+        let (weighted, weighted_steps, made) = w.counts();
+        effort += made;
+        made_walks += 1;
+        if made_walks <= learn {
+            continue;
+        }
         let s = &o.stats;
         total.add(s.executions.saturating_add(s.blocked) as f64);
         execs.add(s.executions as f64);
         blocked.add(s.blocked as f64);
         pruned.add(s.pruned as f64);
         nodes.add(weighted as f64);
-        // This walk's time, spread over its branching nodes, weighted.
-        time.add(secs * weighted.max(1) as f64 / walked.max(1) as f64);
+        steps.add(weighted_steps as f64);
+        // This walk's time, spread over its steps, weighted.
+        time.add(secs * weighted_steps.max(1) as f64 / made.max(1) as f64);
         // (Walks that all found nothing say little: no interval from them.)
         let narrow = total.mean > 0.0 && total.half_width() <= TARGET_HALF_WIDTH * total.mean;
-        // Walks visiting more than a small share of the tree's nodes cost
+        // Walks making more than a small share of the tree's steps cost
         // about as much as the search they estimate.
         // (A small tree costs nothing either way: walk it well.)
-        let costly = visited >= MIN_NODES && visited as f64 >= MAX_SHARE * nodes.mean;
-        if (total.n >= MIN_WALKS && (narrow || costly)) || visited >= MAX_NODES {
+        let costly = effort >= MIN_STEPS && effort as f64 >= MAX_SHARE * steps.mean;
+        // (The walks that only taught count for the least number of walks.)
+        if (made_walks >= MIN_WALKS && (narrow || costly)) || effort >= MAX_STEPS {
             break;
         }
     }
@@ -282,7 +209,7 @@ fn estimate_walks(
         0.0
     };
     Status::Estimate(Box::new(Estimate {
-        walks: total.n,
+        walks: made_walks,
         seed: opts.seed,
         total: round(total.mean),
         total_low: round(total.mean - hw),

@@ -113,6 +113,7 @@ mod memo;
 mod read;
 mod satisfy;
 mod schedule;
+mod walk;
 mod write;
 
 use super::barrier;
@@ -272,6 +273,9 @@ enum Halt {
     /// A worker reached the time or execution limit (`Dpor::stop_status`
     /// says which); every worker stops.
     Limit,
+    /// A look-ahead of a walk (`--strategy estimate`) went past its budget:
+    /// the child it looked into is big ([`Dpor::walk_node`]).
+    Probe,
 }
 
 type Res = Result<(), Halt>;
@@ -603,6 +607,7 @@ impl<'a> Dpor<'a> {
         match res {
             Ok(()) => Status::Ok,
             Err(Halt::Stop(s)) => s,
+            Err(Halt::Probe) => Status::Unsupported("internal: a look-ahead out of a walk".into()),
             Err(Halt::Limit) => self
                 .stop_status
                 .lock()
@@ -666,6 +671,9 @@ impl<'a> Dpor<'a> {
     fn visit_here(&self, s: &mut State, w: &mut Worker, check: bool, parts: usize) -> Res {
         let satisfied = std::mem::take(&mut s.satisfied);
         self.tick(w)?;
+        if let Some(walk) = &self.walk {
+            walk.tick();
+        }
         let Some(t) = Self::schedule(s) else {
             if !s.waiting.is_empty() {
                 return self.unblock(s, w, check, parts);

@@ -142,36 +142,18 @@ impl<'a> Dpor<'a> {
                         s.exec.order_co(id, m);
                     }
                 }
-                let mut res: Res;
                 // The waiting reads this position lets read from the write.
                 let allowed = halves.iter().enumerate().fold(0u64, |m, (k, h)| match *h {
                     Some((half, need)) if before >> half & 1 == 1 || before & need != need => m,
                     _ => m | 1 << k,
                 });
-                // Every set of them, in increasing order of masks, but those
-                // with two RMWs that cannot share this write (8.10.3).
-                let mut mask = 0u64;
-                // --- hook of `--strategy estimate` (`explore/estimate.rs`) ---
-                let sampled = this
-                    .walk
-                    .as_ref()
-                    .and_then(|walk| walk.sample_set(readers.len(), allowed, &apart, &w.out.stats));
-                loop {
-                    res = this.tick(w);
-                    if res.is_err() {
-                        break;
-                    }
-                    // (Not a graph: such a set of readers is only skipped.)
-                    let fine = (0..readers.len())
-                        .all(|k| mask >> k & 1 == 0 || apart[k] & mask == 0)
-                        && sampled.as_ref().is_none_or(|(m, _)| *m == mask);
-                    if !fine {
-                        if mask == allowed {
-                            break;
-                        }
-                        mask = ((mask | !allowed).wrapping_add(1)) & allowed;
-                        continue;
-                    }
+                // (Not a graph: a set with two RMWs that cannot share this
+                // write, 8.10.3, is only skipped.)
+                let fine = |mask: u64| {
+                    (0..readers.len()).all(|k| mask >> k & 1 == 0 || apart[k] & mask == 0)
+                };
+                // The child where the waiting reads of `mask` read the write.
+                let one = |this: &Self, s: &mut State, w: &mut Worker, mask: u64| -> Res {
                     // Waiting reads given the write: their threads go on, from
                     // the state saved here.
                     // (thread, read, its state before, its RMW mark before)
@@ -212,7 +194,7 @@ impl<'a> Dpor<'a> {
                     if !incremental {
                         s.model.forget();
                     }
-                    res = if this.satisfiable(s) && this.fair_so_far(s) {
+                    let res = if this.satisfiable(s) && this.fair_so_far(s) {
                         s.states[t].clone_from(&node_state);
                         s.satisfied = s.model.known();
                         this.visit(s, w, !(settled_write && mask == 0), parts)
@@ -235,13 +217,46 @@ impl<'a> Dpor<'a> {
                     restore(&mut s.waiting, &waiting);
                     restore(&mut s.awaiting, &awaiting);
                     s.model.forget();
-                    if res.is_err() || mask == allowed {
-                        break;
+                    res
+                };
+                // Every set of them, in increasing order of masks.
+                let next = |mask: u64| ((mask | !allowed).wrapping_add(1)) & allowed;
+                let mut res: Res;
+                // --- hook of `--strategy estimate` (`explore/estimate.rs`) ---
+                if let Some(walk) = &this.walk {
+                    let mut sets: SmallVec<[u64; 8]> = SmallVec::new();
+                    let mut mask = 0u64;
+                    loop {
+                        if fine(mask) {
+                            sets.push(mask);
+                        }
+                        if mask == allowed {
+                            break;
+                        }
+                        mask = next(mask);
                     }
-                    mask = ((mask | !allowed).wrapping_add(1)) & allowed;
-                }
-                if let (Some(walk), Some((_, mark))) = (&this.walk, sampled) {
-                    walk.leave(mark, &mut w.out.stats);
+                    res = match sets[..] {
+                        [] => Ok(()),
+                        [mask] => this.tick(w).and_then(|()| one(this, s, w, mask)),
+                        _ => this.walk_node(walk, s, w, sets.len(), &mut |this, s, w, i| {
+                            one(this, s, w, sets[i])
+                        }),
+                    };
+                } else {
+                    let mut mask = 0u64;
+                    loop {
+                        res = this.tick(w);
+                        if res.is_err() {
+                            break;
+                        }
+                        if fine(mask) {
+                            res = one(this, s, w, mask);
+                        }
+                        if res.is_err() || mask == allowed {
+                            break;
+                        }
+                        mask = next(mask);
+                    }
                 }
                 for &m in &ms {
                     s.exec.unorder_co(m, id);
@@ -277,10 +292,9 @@ impl<'a> Dpor<'a> {
         // --- hook of `--strategy estimate` (`explore/estimate.rs`) ---
         if let (Some(walk), true) = (&self.walk, choices.len() > 1) {
             self.tick(w)?;
-            let (i, mark) = walk.enter(choices.len(), &w.out.stats);
-            let r = child(self, s, w, &choices[i], 1);
-            walk.leave(mark, &mut w.out.stats);
-            return r;
+            return self.walk_node(walk, s, w, choices.len(), &mut |this, s, w, i| {
+                child(this, s, w, &choices[i], 1)
+            });
         }
         // --- hook of `--split` (`explore/split.rs`) ---
         if let Some(split) = self.split.as_ref().filter(|_| choices.len() > 1) {
@@ -318,6 +332,8 @@ impl<'a> Dpor<'a> {
                 match rl {
                     // The sequential search would have stopped in the left half.
                     Err(Halt::Stop(st)) => Err(Halt::Stop(st)),
+                    // (Walks and their look-aheads run on one worker.)
+                    Err(Halt::Probe) => Err(Halt::Probe),
                     // Everything found before the limit counts.
                     Err(Halt::Limit) => {
                         w.out.merge(w2.out);

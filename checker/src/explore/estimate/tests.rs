@@ -87,3 +87,52 @@ fn an_estimate_is_no_verdict() {
     assert!(r.states.is_empty(), "no final states of an estimate");
     assert!(r.status.message().is_some_and(|m| m.contains("about")));
 }
+
+#[test]
+fn an_uneven_tree_is_estimated_within_ten_percent() {
+    // counter-7: 7! executions, and more pruned graphs than executions; a
+    // plain Knuth walk's counts range over orders of magnitude there. With
+    // the look-ahead and importance sampling, every seed lands within 10%.
+    let known = exact("counter", 7);
+    assert_eq!(known, 5040);
+    for seed in 1..=5 {
+        let e = estimate("counter", 7, seed);
+        let err = (e.total as f64 - known as f64).abs() / known as f64;
+        assert!(
+            err <= 0.10,
+            "counter-7, seed {seed}: {e} ({:.1}% off)",
+            err * 100.0
+        );
+        assert!(e.walks > super::LEARN_WALKS, "seed {seed}: {e}");
+    }
+}
+
+#[test]
+fn scaling_by_a_fraction_keeps_the_expectation() {
+    let mut rng = 42;
+    // A whole factor, or one within rounding of it, scales exactly.
+    assert_eq!(super::walk::scaled(7, 3.0, &mut rng), 21);
+    assert_eq!(
+        super::walk::scaled(7, 1.0 / (0.9 / 3.0 + 0.1 / 3.0), &mut rng),
+        21
+    );
+    assert_eq!(super::walk::scaled(0, 2.5, &mut rng), 0);
+    // 3 * 1.5 = 4.5: 4 or 5, each about half of the time.
+    let n = 20_000;
+    let draws: Vec<u64> = (0..n)
+        .map(|_| super::walk::scaled(3, 1.5, &mut rng))
+        .collect();
+    assert!(draws.iter().all(|&d| d == 4 || d == 5));
+    let mean = draws.iter().sum::<u64>() as f64 / n as f64;
+    assert!((mean - 4.5).abs() < 0.02, "mean {mean}");
+}
+
+#[test]
+fn the_first_walks_only_teach() {
+    // readers-6 is uniform: every walk is exact, those that only teach too;
+    // the walks made count them.
+    let e = estimate("readers", 6, 3);
+    assert_eq!(e.total, 64);
+    assert!(e.walks >= super::MIN_WALKS, "{e}");
+    assert!(e.walks > super::LEARN_WALKS, "{e}");
+}
