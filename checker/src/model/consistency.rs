@@ -19,9 +19,7 @@ use crate::event::{Event, EventId};
 use crate::execution::Execution;
 use smallvec::SmallVec;
 
-/// A few writes, as a new write's rivals in coherence (8.9.6): inline, so
-/// that a write node of a search allocates nothing for them.
-pub(crate) type Writes = SmallVec<[EventId; 8]>;
+pub(crate) use super::positions::Writes;
 
 /// What an incremental check found.
 pub(crate) use super::fast::Decision;

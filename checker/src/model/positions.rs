@@ -6,7 +6,6 @@
 //! axiom that the full check ([`super::check`]) would find violated, so
 //! leaving the positions out changes no count.
 
-use super::consistency::Writes;
 use super::morally_strong;
 use crate::event::EventId;
 use crate::execution::Execution;
@@ -14,6 +13,10 @@ use crate::model::fast;
 use crate::relation::BitMatrix;
 use ptxmc_frontend::ir::{Proxy, ThreadId};
 use smallvec::SmallVec;
+
+/// A few writes, as a new write's rivals in coherence (8.9.6): inline, so
+/// that a write node of a search allocates nothing for them.
+pub(crate) type Writes = SmallVec<[EventId; 8]>;
 
 /// The coherence positions a new write may take: each as the set of the
 /// writes of its rivals ([`super::Model::rivals`], bit `k`: `rivals[k]`)
