@@ -82,16 +82,28 @@ fn extend_order(exec: &mut Execution, p: usize, ok: &mut dyn FnMut(&Execution) -
 /// The fences of `exec` in the order of `hint` (those it names), then the
 /// others in id order.
 fn hinted(exec: &Execution, hint: &[EventId]) -> Vec<EventId> {
-    let all = fences(exec);
-    let mut order: Vec<EventId> = Vec::with_capacity(all.len());
+    // The fences not yet placed, as a set of event ids.
+    let mut left: SmallVec<[u64; 4]> = smallvec::smallvec![0; exec.len().div_ceil(64)];
+    let mut count = 0;
+    for (e, ev) in exec.events().iter().enumerate() {
+        if ev.is_fence_sc() {
+            left[e / 64] |= 1u64 << (e % 64);
+            count += 1;
+        }
+    }
+    let mut order: Vec<EventId> = Vec::with_capacity(count);
     for &f in hint {
-        if all.binary_search(&f).is_ok() && !order.contains(&f) {
+        let (word, bit) = (f.index() / 64, 1u64 << (f.index() % 64));
+        if left.get(word).is_some_and(|w| w & bit != 0) {
+            left[word] &= !bit;
             order.push(f);
         }
     }
-    for &f in &all {
-        if !order.contains(&f) {
-            order.push(f);
+    for (i, &word) in left.iter().enumerate() {
+        let mut m = word;
+        while m != 0 {
+            order.push(EventId::new(i * 64 + m.trailing_zeros() as usize));
+            m &= m - 1;
         }
     }
     order
@@ -223,76 +235,82 @@ fn preferred_order(exec: &Execution, d: &fast::Derived, tried: &[EventId]) -> Op
     let n = exec.len();
     let k = tried.len();
     let words = n.div_ceil(64);
+    // Fences by their bit: `kw` words per set of fences.
+    let kw = k.div_ceil(64);
     let row = |x: usize| -> Option<&[u64]> {
         let r = d.base_row(x);
-        (r.len() >= words).then_some(r)
+        (r.len() >= words).then_some(&r[..words])
     };
     let has = |r: &[u64], y: usize| r[y / 64] >> (y % 64) & 1 == 1;
-    // `fr_after[g]`: the writes from-read by a read `g` precedes.
-    let mut fr_after: Vec<SmallVec<[u64; 2]>> = Vec::with_capacity(k);
-    for &g in tried {
-        let after = row(g.index())?;
-        let mut set: SmallVec<[u64; 2]> = smallvec::smallvec![0; words];
-        for r in exec.ids() {
-            if !exec.event(r).is_read() || !has(after, r.index()) {
-                continue;
-            }
-            let Some(w0) = exec.rf().get(r.index()).copied().flatten() else {
+    let fence_rows: SmallVec<[&[u64]; 16]> = tried
+        .iter()
+        .map(|g| row(g.index()))
+        .collect::<Option<_>>()?;
+    // `fr_after[g]` (`words` words from `g * words`): the writes from-read
+    // by a read `g` precedes; `w_before[a]`: the writes that precede fence
+    // `a` in base causality. One pass over the events.
+    let mut fr_after: SmallVec<[u64; 32]> = smallvec::smallvec![0; k * words];
+    let mut w_before: SmallVec<[u64; 32]> = smallvec::smallvec![0; k * words];
+    for (x, ev) in exec.events().iter().enumerate() {
+        if ev.is_read() {
+            let Some(w0) = exec.rf().get(x).copied().flatten() else {
                 continue;
             };
             let co = d.co_row(w0.index());
-            for (s, c) in set.iter_mut().zip(co) {
-                *s |= c;
+            for (g, after) in fence_rows.iter().enumerate() {
+                if has(after, x) {
+                    for (s, c) in fr_after[g * words..][..words].iter_mut().zip(co) {
+                        *s |= c;
+                    }
+                }
             }
-        }
-        fr_after.push(set);
-    }
-    // `w_before[a]`: the writes that precede fence `a` in base causality.
-    let mut w_before: Vec<SmallVec<[u64; 2]>> = vec![smallvec::smallvec![0; words]; k];
-    for w in exec.ids() {
-        if !exec.event(w).is_write() {
-            continue;
-        }
-        let r = row(w.index())?;
-        for (a, set) in w_before.iter_mut().enumerate() {
-            let f = tried[a].index();
-            if has(r, f) {
-                set[w.index() / 64] |= 1u64 << (w.index() % 64);
+        } else if ev.is_write() {
+            let r = row(x)?;
+            for (a, g) in tried.iter().enumerate() {
+                if has(r, g.index()) {
+                    w_before[a * words + x / 64] |= 1u64 << (x % 64);
+                }
             }
         }
     }
     // Fence `a` before fence `b` (positions in `tried`) breaks Causality in
     // the way above.
-    let before = |a: usize, b: usize| -> Option<bool> {
-        Some(
-            fr_after[b]
-                .iter()
-                .zip(&w_before[a])
-                .any(|(x, y)| x & y != 0),
-        )
+    let before = |a: usize, b: usize| -> bool {
+        fr_after[b * words..][..words]
+            .iter()
+            .zip(&w_before[a * words..][..words])
+            .any(|(x, y)| x & y != 0)
     };
-    // `pred[j]`: the fences that go before fence `j`.
-    let mut pred: Vec<SmallVec<[usize; 8]>> = vec![SmallVec::new(); k];
+    // `pred[j]` (`kw` words from `j * kw`): the fences that go before fence
+    // `j`.
+    let mut pred: SmallVec<[u64; 16]> = smallvec::smallvec![0; k * kw];
     for a in 0..k {
         for b in a + 1..k {
-            let (fa, fb) = (tried[a].index(), tried[b].index());
-            let a_first = has(row(fa)?, fb) || (before(b, a)? && !before(a, b)?);
-            let b_first = has(row(fb)?, fa) || (before(a, b)? && !before(b, a)?);
+            let (ab, ba) = (before(a, b), before(b, a));
+            let a_first = has(fence_rows[a], tried[b].index()) || (ba && !ab);
+            let b_first = has(fence_rows[b], tried[a].index()) || (ab && !ba);
             match (a_first, b_first) {
-                (true, false) => pred[b].push(a),
-                (false, true) => pred[a].push(b),
+                (true, false) => pred[b * kw + a / 64] |= 1u64 << (a % 64),
+                (false, true) => pred[a * kw + b / 64] |= 1u64 << (b % 64),
                 _ => {}
             }
         }
     }
     // Placed one at a time: the first in `tried` whose predecessors are
     // all placed, or, in a cycle, the first in `tried`.
-    let mut placed = vec![false; k];
+    let mut placed: SmallVec<[u64; 1]> = smallvec::smallvec![0; kw];
+    let is_placed = |placed: &[u64], j: usize| placed[j / 64] >> (j % 64) & 1 == 1;
     let mut order = Vec::with_capacity(k);
     for _ in 0..k {
-        let ready = (0..k).find(|&j| !placed[j] && pred[j].iter().all(|&i| placed[i]));
-        let j = ready.or_else(|| (0..k).find(|&j| !placed[j]))?;
-        placed[j] = true;
+        let ready = (0..k).find(|&j| {
+            !is_placed(&placed, j)
+                && pred[j * kw..][..kw]
+                    .iter()
+                    .zip(&placed)
+                    .all(|(p, q)| p & !q == 0)
+        });
+        let j = ready.or_else(|| (0..k).find(|&j| !is_placed(&placed, j)))?;
+        placed[j / 64] |= 1u64 << (j % 64);
         order.push(tried[j]);
     }
     Some(order)
