@@ -182,7 +182,7 @@ pub(crate) fn exists_order_hinted(
             if let Some(order) = preferred {
                 if order != tried {
                     exec.set_fence_sc(order);
-                    found = decided(exec, st, d);
+                    found = decided_from(exec, st, no_pair, d);
                 }
             }
             refuted = found.is_none() && no_pair.is_some_and(refute);
@@ -209,7 +209,22 @@ pub(crate) fn exists_order_hinted(
 /// inconsistent, else whether the fast path decided (the relations are in
 /// `d`).
 fn decided(exec: &Execution, st: &fast::Statics, d: &mut fast::Derived) -> Option<bool> {
-    let decision = fast::decide(exec, st, d);
+    decided_from(exec, st, None, d)
+}
+
+/// [`decided`], from `no_pair` when given: the relations of `exec` with no
+/// Fence-SC pair, found consistent ([`fast::decide_with_order`]: only what
+/// the order changes is decided again).
+fn decided_from(
+    exec: &Execution,
+    st: &fast::Statics,
+    no_pair: Option<&fast::Derived>,
+    d: &mut fast::Derived,
+) -> Option<bool> {
+    let decision = match no_pair.map(|r| fast::decide_with_order(exec, st, r, d)) {
+        Some(fast::Decision::Unknown) | None => fast::decide(exec, st, d),
+        Some(decision) => decision,
+    };
     let ok = match decision {
         fast::Decision::Consistent => true,
         fast::Decision::Inconsistent => false,

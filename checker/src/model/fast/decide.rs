@@ -140,30 +140,13 @@ pub(crate) fn decide_w<const W: usize>(
         rf,
         obs,
         sync,
-        base,
-        causality,
-        co,
-        fr,
         scratch_a,
         scratch_b,
-        scratch_c,
-        space,
-    } = d;
+        ..
+    } = &mut *d;
     let cap = Set::<W>::CAPACITY;
-    let (rf, obs, sync, base, causality, co, fr) = (
-        &mut rf[..cap],
-        &mut obs[..cap],
-        &mut sync[..cap],
-        &mut base[..cap],
-        &mut causality[..cap],
-        &mut co[..cap],
-        &mut fr[..cap],
-    );
-    let (scratch_a, scratch_b, scratch_c) = (
-        &mut scratch_a[..cap],
-        &mut scratch_b[..cap],
-        &mut scratch_c[..cap],
-    );
+    let (rf, obs, sync) = (&mut rf[..cap], &mut obs[..cap], &mut sync[..cap]);
+    let (scratch_a, scratch_b) = (&mut scratch_a[..cap], &mut scratch_b[..cap]);
     // Reads-from (8.9.7 item 1): W -> R.
     rf[..n].fill(Set::EMPTY);
     for (r, w) in exec.rf().iter().enumerate() {
@@ -221,6 +204,122 @@ pub(crate) fn decide_w<const W: usize>(
             *slot |= union_rows(&st.acq_last, observed) & st.ms[first];
         }
     }
+    causality_axioms_w(exec, st, d, true)
+}
+
+/// [`decide_w`] for `exec` under its Fence-SC order, from `no_pair`: the
+/// relations of `exec` found consistent with no Fence-SC pair (as
+/// [`decide_w`] leaves them, same statics `st`). Reads-from, observation
+/// and the synchronization of patterns and barriers do not depend on the
+/// order (8.9.2, 8.9.4 items 2 to 4), nor does No-Thin-Air (8.10.4: `rf`
+/// and `dep` only), so they are taken from `no_pair`; the Fence-SC pairs
+/// (8.9.4 item 1) are added to synchronization and everything after it is
+/// decided again. Same answer and relations as [`decide_w`].
+pub(crate) fn decide_with_order_w<const W: usize>(
+    exec: &Execution,
+    st: &StaticsW<W>,
+    no_pair: &DerivedW<W>,
+    d: &mut DerivedW<W>,
+) -> Decision {
+    let n = st.n;
+    if exec.len() != n
+        || exec.co().len() != n
+        || exec.rf().len() != n
+        || n > Set::<W>::CAPACITY
+        || no_pair.rf.len() < n
+        || exec.fence_sc().iter().any(|f| f.index() >= n)
+        || !exec.barrier_sync().is_empty()
+    {
+        return Decision::Unknown;
+    }
+    d.ensure(n);
+    d.rf[..n].copy_from_slice(&no_pair.rf[..n]);
+    d.obs[..n].copy_from_slice(&no_pair.obs[..n]);
+    d.sync[..n].copy_from_slice(&no_pair.sync[..n]);
+    for (x, y) in exec.fence_sc_pairs() {
+        if st.ms[x.index()].has(y.index()) {
+            d.sync[x.index()] |= bit(y.index());
+        }
+    }
+    let decision = causality_axioms_w(exec, st, d, false);
+    #[cfg(debug_assertions)]
+    {
+        let mut again = DerivedW::new();
+        let want = decide_w(exec, st, &mut again);
+        assert_eq!(
+            decision, want,
+            "deciding from the relations with no pair disagrees"
+        );
+        if want == Decision::Consistent {
+            for rows in [
+                (&d.base, &again.base),
+                (&d.causality, &again.causality),
+                (&d.co, &again.co),
+                (&d.fr, &again.fr),
+                (&d.sync, &again.sync),
+                (&d.obs, &again.obs),
+                (&d.rf, &again.rf),
+            ] {
+                assert!(rows.0[..n] == rows.1[..n], "relations differ");
+            }
+        }
+    }
+    decision
+}
+
+/// The second half of [`decide_w`], from `d.rf`, `d.obs` and `d.sync` (the
+/// first `n` rows, `d` grown to `n`): base causality, causality, coherence
+/// and from-reads, then the axioms of 8.10 (No-Thin-Air only when `nta`).
+fn causality_axioms_w<const W: usize>(
+    exec: &Execution,
+    st: &StaticsW<W>,
+    d: &mut DerivedW<W>,
+    nta: bool,
+) -> Decision {
+    let n = st.n;
+    let DerivedW {
+        rf,
+        obs,
+        sync,
+        base,
+        causality,
+        co,
+        fr,
+        scratch_a,
+        scratch_b,
+        scratch_c,
+        space,
+    } = d;
+    let cap = Set::<W>::CAPACITY;
+    let (rf, obs, sync, base, causality, co, fr) = (
+        &mut rf[..cap],
+        &mut obs[..cap],
+        &mut sync[..cap],
+        &mut base[..cap],
+        &mut causality[..cap],
+        &mut co[..cap],
+        &mut fr[..cap],
+    );
+    let (scratch_a, scratch_b, scratch_c) = (
+        &mut scratch_a[..cap],
+        &mut scratch_b[..cap],
+        &mut scratch_c[..cap],
+    );
+    let cap = Set::<W>::CAPACITY;
+    let (rf, obs, sync, base, causality, co, fr) = (
+        &mut rf[..cap],
+        &mut obs[..cap],
+        &mut sync[..cap],
+        &mut base[..cap],
+        &mut causality[..cap],
+        &mut co[..cap],
+        &mut fr[..cap],
+    );
+    let (scratch_a, scratch_b, scratch_c) = (
+        &mut scratch_a[..cap],
+        &mut scratch_b[..cap],
+        &mut scratch_c[..cap],
+    );
     // Base causality (8.9.5): (po ∪ sync)+. Program order is transitive, so
     // the closure of each event's next event in its thread and its sync
     // successors is the same; the search is linear when that is acyclic.
@@ -330,12 +429,14 @@ pub(crate) fn decide_w<const W: usize>(
         }
     }
     // No-Thin-Air (8.10.4): rf ∪ dep acyclic.
-    let rf_dep = &mut *scratch_a;
-    for i in 0..n {
-        rf_dep[i] = rf[i] | st.dep[i];
-    }
-    if !acyclic(rf_dep, n, space) {
-        return Decision::Inconsistent;
+    if nta {
+        let rf_dep = &mut *scratch_a;
+        for i in 0..n {
+            rf_dep[i] = rf[i] | st.dep[i];
+        }
+        if !acyclic(rf_dep, n, space) {
+            return Decision::Inconsistent;
+        }
     }
     // Causality (8.10.6): R must not read from a write it precedes in
     // causality order, nor from-read a write that precedes it.

@@ -56,7 +56,7 @@ use crate::event::EventId;
 use crate::execution::Execution;
 use crate::model::Relations;
 use crate::relation::BitMatrix;
-use decide::{add_read_w, add_write_w, decide_w, preceding_w, DerivedW};
+use decide::{add_read_w, add_write_w, decide_w, decide_with_order_w, preceding_w, DerivedW};
 use ptxmc_frontend::ir::PhysId;
 use set::Set;
 use smallvec::SmallVec;
@@ -319,6 +319,11 @@ enum AnyDerived {
 }
 
 impl AnyDerived {
+    /// The relations at width `W`, if they are at that width.
+    fn at_width<const W: usize>(&self) -> Option<&DerivedW<W>> {
+        each_width!(AnyDerived, self, d => (&**d as &dyn std::any::Any).downcast_ref())
+    }
+
     fn at(level: usize) -> Self {
         match level {
             0 => Self::W1(Box::new(DerivedW::new())),
@@ -566,6 +571,22 @@ pub(crate) enum Decision {
 /// leaving the relations in `d` ([`decide::decide_w`]).
 pub(crate) fn decide(exec: &Execution, st: &Statics, d: &mut Derived) -> Decision {
     with_pair!(st, d, 0, s, d => decide_w(exec, s, d))
+}
+
+/// [`decide`] for `exec` under its Fence-SC order, from `no_pair`, the
+/// relations of `exec` with no Fence-SC pair found consistent on `st`
+/// ([`decide::decide_with_order_w`]); `Unknown` when `no_pair` is at
+/// another width.
+pub(crate) fn decide_with_order(
+    exec: &Execution,
+    st: &Statics,
+    no_pair: &Derived,
+    d: &mut Derived,
+) -> Decision {
+    with_pair!(st, d, 0, s, d => match no_pair.d.at_width() {
+        Some(o) => decide_with_order_w(exec, s, o, d),
+        None => Decision::Unknown,
+    })
 }
 
 /// Extends `d`, the relations of a consistent execution, by the read `r`,
