@@ -433,3 +433,48 @@ fn adding_a_write_agrees_with_deciding_from_scratch() {
     eprintln!("add_write: {same} consistent, {pruned} inconsistent, {unknown} unknown ({missed} decided from scratch)");
     assert!(same > 500 && pruned > 100, "{same} {pruned} {unknown}");
 }
+
+#[test]
+fn deciding_an_order_from_the_relations_with_no_pair_agrees_with_scratch() {
+    let mut rng = Rng(0xbb67_ae85_84ca_a73b);
+    let (mut consistent, mut inconsistent, mut unknown) = (0, 0, 0);
+    for case in 0..200_000 {
+        let mut exec = random_execution(&mut rng);
+        if exec.fence_sc().len() < 2 || !exec.barrier_sync().is_empty() {
+            continue;
+        }
+        let st = Statics::new(&exec).unwrap();
+        let order = exec.take_fence_sc();
+        let mut no_pair = Derived::new();
+        if decide(&exec, &st, &mut no_pair) != Decision::Consistent {
+            continue;
+        }
+        exec.set_fence_sc(order);
+        let mut fresh = Derived::new();
+        let expected = decide(&exec, &st, &mut fresh);
+        let mut d = Derived::new();
+        let got = decide_with_order(&exec, &st, &no_pair, &mut d);
+        match got {
+            Decision::Consistent => {
+                consistent += 1;
+                assert_eq!(expected, Decision::Consistent, "case {case}");
+                let n = exec.len();
+                let (a, b) = (relations(n, &st, &d), relations(n, &st, &fresh));
+                assert!(relations_eq(&a, &b), "case {case}: relations differ");
+            }
+            Decision::Inconsistent => {
+                inconsistent += 1;
+                assert_eq!(expected, Decision::Inconsistent, "case {case}");
+            }
+            Decision::Unknown => {
+                unknown += 1;
+                assert_eq!(expected, Decision::Unknown, "case {case}");
+            }
+        }
+    }
+    eprintln!("decide_with_order: {consistent} consistent, {inconsistent} inconsistent, {unknown} unknown");
+    assert!(
+        consistent > 500 && inconsistent > 150,
+        "{consistent} {inconsistent} {unknown}"
+    );
+}
