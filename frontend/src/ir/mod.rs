@@ -762,6 +762,11 @@ pub struct Test {
     /// writes them back so that the ones reported unsupported read back the
     /// same.
     pub declarations: Vec<String>,
+    /// The locations each multimem address points to (`mc @ multimem x, y;`,
+    /// 8.2.3), in declaration order. The `multimem.*` instructions on them are
+    /// lowered when parsed; the printer writes the list back so that one
+    /// reported unsupported reads back the same.
+    pub multimem: Vec<(AddrId, Vec<AddrId>)>,
 }
 
 impl Test {
