@@ -112,10 +112,14 @@ fn instruction(rng: &mut Rng, regs: &mut usize, offsets: bool) -> Vec<String> {
             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{l1}], [{l2}], 4, [{bar}]"
         ),
         // Integer and floating-point reductions (values are bit patterns;
-        // `.add.f32` adds values, `.max.f32` compares them).
+        // `.add.f32` adds values, `.max.f32` compares them), of one element
+        // or, without offsets (where every access is 4 bytes), of two
+        // (element by element, `ir::Elementwise`; a 4-byte access of the
+        // location cuts it between the elements).
         11 => format!(
-            "cp.reduce.async.bulk.global.shared::cta.bulk_group.{} [{l1}], [{l2}], 4",
-            rng.pick(&["add.u32", "add.u32", "add.f32", "max.f32"])
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.{} [{l1}], [{l2}], {}",
+            rng.pick(&["add.u32", "add.u32", "add.f32", "max.f32", "min.s32"]),
+            if offsets { "4" } else { rng.pick(&["4", "4", "8"]) }
         ),
         12 => format!("mbarrier.init.shared::cta.b64 [{bar}], {}", 1 + rng.below(2)),
         13 => {

@@ -138,6 +138,7 @@ pub fn eval_rmw(op: RmwOp, old: i64, a: i64, b: i64) -> i64 {
         RmwOp::Exch => a,
         RmwOp::Mbarrier => mbarrier::update(old, a, b),
         RmwOp::Float(f) => f.eval(old, a),
+        RmwOp::Elements(e) => e.eval(old, a),
         RmwOp::Cas => {
             if old == a {
                 b

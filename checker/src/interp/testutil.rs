@@ -155,6 +155,7 @@ pub(crate) fn test_placed(n_locs: u32, threads: Vec<(u32, Vec<Instr>)>) -> Test 
         },
         unsupported: Vec::new(),
         declarations: Vec::new(),
+        multimem: Vec::new(),
         api: Default::default(),
         symbols: Symbols {
             addrs: (0..n_locs).map(|i| format!("x{i}")).collect(),

@@ -188,6 +188,39 @@ fn what_cannot_be_cut_is_unsupported() {
     }
 }
 
+/// A reduction whose destination is cut between the elements of its type
+/// reduces each part on its own, which is the element-wise reduction
+/// (`ir::Elementwise`): lowered, and no carry crosses the cut. One cut
+/// inside an element (a `.u64` element cut at byte 4) is still refused.
+#[test]
+fn a_reduction_cut_between_its_elements_is_lowered() {
+    let code = |ty: &str| {
+        format!(" cp.reduce.async.bulk.global.shared::cta.bulk_group.add.{ty} [g], [s], 8 ;\n cp.async.bulk.commit_group ;\n cp.async.bulk.wait_group 0 ;\n fence.proxy.async.global ;\n ld.global.u32 %r1, [g+4] ;\n")
+    };
+    let src = one_thread(
+        "s=1; g=0xffffffff;",
+        &code("u32"),
+        "forall (0:r1 == 0 /\\ g == 0)",
+    );
+    // The copy carries the cut to its source too.
+    let cut = vec![(0, 4), (4, 8)];
+    assert_eq!(
+        granules_of(&src),
+        [("s".to_string(), cut.clone()), ("g".to_string(), cut)]
+    );
+    let r = both(&src);
+    assert_eq!(r.status, Status::Ok);
+    assert_eq!(r.verdict(), Some(true));
+    let t = ptxmc_frontend::parse(&one_thread(
+        "s=1; g=0xffffffff;",
+        &code("u64"),
+        "exists (g == 0)",
+    ))
+    .expect("parses");
+    let m = prepare(&t).err().unwrap_or_default();
+    assert!(m.contains("split into 2 parts"), "{m}");
+}
+
 /// Copies and mbarriers at offset 0 of locations accessed at one size are
 /// not rewritten (as before offsets were read).
 #[test]

@@ -13,6 +13,7 @@ use std::fmt;
 mod addr_operand;
 mod api;
 mod async_instr;
+mod elements;
 mod float;
 mod host_api;
 mod ops;
@@ -221,6 +222,9 @@ pub enum RmwOp {
     /// `.add.f32` (subnormals flushed), `.add.noftz.f16`/`.bf16`, `.add.f64`,
     /// and the element operation of a floating-point `multimem.red`.
     Float(FloatOp),
+    /// A typed `cp.reduce.async.bulk.OP.TYPE`: the operation on each
+    /// element of the value ([`Elementwise`]).
+    Elements(Elementwise),
 }
 
 /// Fence kinds (8.8, 8.9.3, 8.6).
@@ -330,6 +334,7 @@ impl FenceKind {
     }
 }
 
+pub use elements::{Elementwise, IntRed, IntTy};
 pub use float::{FloatKind, FloatOp, FloatTy};
 pub use ops::{extend, BinOp, CmpOp, Operand, PrmtMode};
 pub use spelling::UnknownSpelling;
@@ -762,6 +767,11 @@ pub struct Test {
     /// writes them back so that the ones reported unsupported read back the
     /// same.
     pub declarations: Vec<String>,
+    /// The locations each multimem address points to (`mc @ multimem x, y;`,
+    /// 8.2.3), in declaration order. The `multimem.*` instructions on them are
+    /// lowered when parsed; the printer writes the list back so that one
+    /// reported unsupported reads back the same.
+    pub multimem: Vec<(AddrId, Vec<AddrId>)>,
 }
 
 impl Test {

@@ -128,6 +128,8 @@ spelled!(RmwOp, "atomic operation", [
     RmwOp::Mbarrier => "mbarrier",
     // Printed with its type (`printer::instr`): `.add.f32`, `.add.noftz.f16`.
     RmwOp::Float(_) => "add",
+    // Printed with its type (`printer::async_instr`): `.add.u32`.
+    RmwOp::Elements(_) => "elements",
 ]);
 
 spelled!(BarrierKind, "barrier", [

@@ -115,17 +115,6 @@ impl<'s> Parser<'s> {
                     return Err(c.count(if mbar { "4 operands" } else { "3 operands" }, ops.len()));
                 }
                 let size = imm(&ops[2], "size")?;
-                // A location holds one value (8.2: ptxmc's values are one
-                // integer per location), so a floating-point reduction of
-                // several elements has no faithful value.
-                if let Some(crate::ir::RmwOp::Float(f)) = reduce {
-                    if size != i64::from(f.ty.bytes()) {
-                        return Ok(Lowered::Unsupported(format!(
-                            "cp.reduce.async.bulk of {size} bytes of .{} (a floating-point reduction of more than one element)",
-                            f.ty.word()
-                        )));
-                    }
-                }
                 let (d, s) = (check!(&ops[0]), check!(&ops[1]));
                 let m = if mbar { Some(check!(&ops[3])) } else { None };
                 let dst = self.intern_addr_as(t, d, &ops[0], AddrOperand::Target, 1);

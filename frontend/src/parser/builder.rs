@@ -455,6 +455,7 @@ impl Builder {
             unsupported,
             api: self.api,
             declarations: self.declarations,
+            multimem: self.multimem_members,
             symbols: Symbols {
                 addrs: self.addrs.into_names(),
                 regs,

@@ -108,6 +108,12 @@ pub(super) fn canonical_addresses(t: &mut Test) {
             map_instr(&mut s.instr, &map);
         }
     }
+    for (mc, members) in &mut t.multimem {
+        *mc = map(*mc);
+        for m in members {
+            *m = map(*m);
+        }
+    }
     for term in &mut t.observed {
         map_term(term, &map);
     }

@@ -21,13 +21,13 @@
 //! point, and ptxmc's values are integers. So do addresses without declared
 //! locations. The integer forms take no `.vec` (an error).
 
-use super::multimem_float::{float_type, FloatForm, FloatInstr};
+use super::multimem_float::{float_type, FloatForm, FloatInstr, MemberLoad};
 use super::operand::OpKind;
 use super::{PResult, Parser};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::ir::{
-    Access, AddrKind, BinOp, FloatKind, FloatTy, Instr, Operand, Proxy, RmwOp, Scope, Sem, Span,
-    StateSpace,
+    Access, AddrKind, BinOp, FloatKind, FloatTy, Instr, Operand, Proxy, RegId, RmwOp, Scope, Sem,
+    Span, StateSpace,
 };
 use crate::lexer::Tok;
 
@@ -363,24 +363,14 @@ impl Parser<'_> {
                     Some(RmwOp::Xor) => BinOp::Xor,
                     _ => BinOp::Add,
                 };
-                let mut temps = Vec::new();
-                for (i, m) in members.into_iter().enumerate() {
-                    let r = self.b.reg(t, &format!("__mm{n}_{i}"));
-                    temps.push(r);
-                    self.push(
-                        t,
-                        Instr::Load {
-                            sem: f.sem,
-                            scope: f.scope,
-                            proxy: Proxy::Generic,
-                            space: StateSpace::Global,
-                            access,
-                            dst: vec![r],
-                            addr: m,
-                        },
-                        span,
-                    );
-                }
+                let load = MemberLoad {
+                    sem: f.sem,
+                    scope: f.scope,
+                    bytes: f.bytes,
+                };
+                let temps: Vec<RegId> = (members.into_iter().enumerate())
+                    .map(|(i, m)| self.member_load(t, load, (n, i), m, span))
+                    .collect();
                 // Interned after the temporaries: ids follow first appearance,
                 // as when the printed form is parsed back.
                 let dst = self.b.reg(t, d);

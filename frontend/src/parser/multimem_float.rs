@@ -217,30 +217,20 @@ impl Parser<'_> {
         if f.sem.is_acquire() && total > 1 {
             self.push(t, Instr::Unordered(total as u32), span);
         }
-        let bytes = f.form.ty.bytes();
+        let load = MemberLoad {
+            sem: f.sem,
+            scope: f.scope,
+            bytes: f.form.ty.bytes(),
+        };
         // temps[part][member]
         let mut temps: Vec<Vec<RegId>> = vec![Vec::new(); parts.len()];
         let mut i = 0;
         for &m in members {
             let name = self.b.addr_name(m).unwrap_or_default();
             for (p, &(at, _, _)) in parts.iter().enumerate() {
-                let r = self.b.reg(t, &format!("__mm{n}_{i}"));
-                i += 1;
-                temps[p].push(r);
                 let addr = self.b.addr_at(&name, at);
-                self.push(
-                    t,
-                    Instr::Load {
-                        sem: f.sem,
-                        scope: f.scope,
-                        proxy: Proxy::Generic,
-                        space: StateSpace::Global,
-                        access: Access { bytes, vector: 1 },
-                        dst: vec![r],
-                        addr,
-                    },
-                    span,
-                );
+                temps[p].push(self.member_load(t, load, (n, i), addr, span));
+                i += 1;
             }
         }
         let op = BinOp::Float(FloatOp {
@@ -286,5 +276,48 @@ impl Parser<'_> {
                 );
             }
         }
+    }
+}
+
+/// The form of each load of a `multimem.ld_reduce` ([`Parser::member_load`]).
+#[derive(Copy, Clone)]
+pub(super) struct MemberLoad {
+    pub sem: Sem,
+    pub scope: Option<Scope>,
+    /// Bytes of one load: the integer type's, or one scalar part's.
+    pub bytes: u8,
+}
+
+impl Parser<'_> {
+    /// One load of `multimem.ld_reduce` (of a location of the multimem
+    /// address, `multimem.rs`, or of one scalar part of it) into the
+    /// temporary `%__mm{n}_{i}` of `(n, i)` (`n` the thread's statement
+    /// count when the instruction began), which it returns.
+    pub(super) fn member_load(
+        &mut self,
+        t: usize,
+        f: MemberLoad,
+        (n, i): (usize, usize),
+        addr: AddrId,
+        span: Span,
+    ) -> RegId {
+        let r = self.b.reg(t, &format!("__mm{n}_{i}"));
+        self.push(
+            t,
+            Instr::Load {
+                sem: f.sem,
+                scope: f.scope,
+                proxy: Proxy::Generic,
+                space: StateSpace::Global,
+                access: Access {
+                    bytes: f.bytes,
+                    vector: 1,
+                },
+                dst: vec![r],
+                addr,
+            },
+            span,
+        );
+        r
     }
 }

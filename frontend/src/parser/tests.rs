@@ -678,7 +678,10 @@ fn asynchronous_operations_and_mbarriers() {
     assert!(matches!(
         i[7],
         Instr::Async(AsyncInstr::Copy {
-            reduce: Some(RmwOp::Add),
+            reduce: Some(RmwOp::Elements(crate::ir::Elementwise::Int(
+                crate::ir::IntRed::Add,
+                crate::ir::IntTy::U32
+            ))),
             ..
         })
     ));

@@ -41,6 +41,7 @@ pub(super) fn stmt(c: &Ctx<'_>, a: &AsyncInstr) -> String {
         } => {
             let base = match (bulk, reduce) {
                 (_, Some(RmwOp::Float(f))) => format!("cp.reduce.async.bulk.{}", f.rmw_words()),
+                (_, Some(RmwOp::Elements(e))) => format!("cp.reduce.async.bulk.{}", e.words()),
                 (_, Some(op)) => format!("cp.reduce.async.bulk.{}", op),
                 (true, None) => "cp.async.bulk".into(),
                 (false, None) => "cp.async.ca".into(),

@@ -36,7 +36,17 @@ pub(crate) fn print(t: &Test) -> String {
                 writeln!(out, "{name} @ generic aliases {};", addr(t, of))
             }
             AddrKind::ProxyAlias(p, of) => writeln!(out, "{name} @ {} aliases {};", p, addr(t, of)),
-            AddrKind::Multimem => writeln!(out, "{name} @ multimem;"),
+            AddrKind::Multimem => {
+                let members = t.multimem.iter().find(|(m, _)| *m == AddrId::new(i));
+                let names: Vec<String> = members
+                    .map(|(_, ms)| ms.iter().map(|&m| addr(t, m)).collect())
+                    .unwrap_or_default();
+                if names.is_empty() {
+                    writeln!(out, "{name} @ multimem;")
+                } else {
+                    writeln!(out, "{name} @ multimem {};", names.join(", "))
+                }
+            }
             AddrKind::Local | AddrKind::Param => {
                 let v = t.init_mem.get(a.phys.index()).copied().unwrap_or(0);
                 let space = if a.kind == AddrKind::Local {

@@ -87,3 +87,27 @@ fn local_copies_before_an_undeclared_location_keep_their_ids() {
     let phys = t.addresses[copy.expect("P1's copy")].phys;
     assert_eq!(t.init_mem[phys.index()], 3);
 }
+
+#[test]
+fn multimem_declarations_keep_their_locations() {
+    // The instructions on `mc` are lowered when parsed; one left
+    // unsupported is printed as written, and reads back the same only when
+    // `mc`'s locations are printed with it (8.2.3).
+    let src = "PTX t\n{ x=1; y=2; z=3; mc @ multimem x, y, z; nm @ multimem; }\n P0@cta 0,gpu 0 ;\n multimem.st.relaxed.sys.global.u32 [mc], 3 ;\n multimem.ld_reduce.relaxed.sys.global.add.u32 %r0, [mc] ;\n multimem.cp.async.bulk.global.shared::cta [mc], [x], 4 ;\nexists (P0:r0 == 9)";
+    let t = round_trip(src);
+    let printed = print(&t);
+    assert!(printed.contains("mc @ multimem x, y, z;\n"), "{printed}");
+    assert!(printed.contains("nm @ multimem;\n"), "{printed}");
+    let names: Vec<(&str, Vec<&str>)> = t
+        .multimem
+        .iter()
+        .map(|(mc, ms)| {
+            (
+                t.addr_name(*mc),
+                ms.iter().map(|&m| t.addr_name(m)).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(names, [("mc", vec!["x", "y", "z"]), ("nm", vec![])]);
+    assert_eq!(t.unsupported.len(), 1, "{:?}", t.unsupported);
+}

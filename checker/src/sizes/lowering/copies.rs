@@ -210,9 +210,23 @@ impl Lowering<'_> {
                 "a copy of {n} bytes that its granules do not cover at {span}"
             ));
         }
-        let bytewise = matches!(reduce, None | Some(RmwOp::And | RmwOp::Or | RmwOp::Xor));
-        if parts.len() > 1 && !bytewise {
-            let op = reduce.map_or(String::new(), |op| op.to_string());
+        // A reduction cut into parts reduces each part on its own: right when
+        // no element straddles a cut (element-wise, `ir::Elementwise`), or
+        // when every byte is its own (`.and`, `.or`, `.xor`).
+        let cuttable = match reduce {
+            None | Some(RmwOp::And | RmwOp::Or | RmwOp::Xor) => true,
+            Some(RmwOp::Elements(e)) => {
+                let b = u32::from(e.bytes());
+                e.bytewise() || parts.iter().all(|&(s, e)| s % b == 0 && e % b == 0)
+            }
+            Some(_) => false,
+        };
+        if parts.len() > 1 && !cuttable {
+            let op = match reduce {
+                Some(RmwOp::Elements(e)) => e.words(),
+                Some(op) => op.to_string(),
+                None => String::new(),
+            };
             return Err(format!(
                 "mixed-size accesses to {} (a `cp.reduce.async.bulk.{op}` split into {} parts) at {span}",
                 name_of(test, base_offset(test, *dst).0),

@@ -4,7 +4,8 @@
 use super::{memory_rmw_op, scope_of, set, type_bytes, Mnemonic, Shape};
 use crate::error::ParseErrorKind;
 use crate::ir::{
-    Access, FloatKind, FloatOp, FloatTy, MbarrierUpdate, RmwOp, Scope, Sem, StateSpace,
+    Access, Elementwise, FloatKind, FloatOp, FloatTy, IntRed, IntTy, MbarrierUpdate, RmwOp, Scope,
+    Sem, StateSpace,
 };
 
 /// What an asynchronous or `mbarrier` instruction is, before its operands.
@@ -180,7 +181,12 @@ pub(super) fn cp(m: &Mnemonic<'_>) -> Result<Shape, ParseErrorKind> {
                 op.map_or("", |(w, _)| w)
             )))
         }
-        (op, _) => op.map(|(w, o)| (w, Some(o))),
+        // An integer type: the operation on each element of that type
+        // (`ir::Elementwise`); without a type (the dialect) on the value.
+        (op, _) => op.map(|(w, o)| {
+            let int = ty.and_then(|(t, _)| IntTy::of_word(t));
+            (w, Some(int_reduce(o, int)))
+        }),
     };
     let op = match op {
         Some((w, None)) => {
@@ -359,9 +365,27 @@ fn float_reduce(
     if kind != FloatKind::Add && noftz {
         return Err(m.bad("`.noftz` takes a floating-point `.add`"));
     }
-    Ok(Some(RmwOp::Float(FloatOp {
+    Ok(Some(RmwOp::Elements(Elementwise::Float(FloatOp {
         kind,
         ty,
         ftz: kind == FloatKind::Add && ty == FloatTy::F32,
-    })))
+    }))))
+}
+
+/// The operation of `cp.reduce.async.bulk.OP.T` on an integer type `T`: `OP`
+/// on each element of `T` (`ir::Elementwise`). An operation without an
+/// element form, or no type, stays `OP` on the whole value.
+fn int_reduce(op: RmwOp, ty: Option<IntTy>) -> RmwOp {
+    let red = match op {
+        RmwOp::Add => IntRed::Add,
+        RmwOp::Inc => IntRed::Inc,
+        RmwOp::Dec => IntRed::Dec,
+        RmwOp::Min => IntRed::Min,
+        RmwOp::Max => IntRed::Max,
+        RmwOp::And => IntRed::And,
+        RmwOp::Or => IntRed::Or,
+        RmwOp::Xor => IntRed::Xor,
+        _ => return op,
+    };
+    ty.map_or(op, |t| RmwOp::Elements(Elementwise::Int(red, t)))
 }

@@ -1,6 +1,7 @@
 //! Unit tests of mnemonic classification.
 
 use super::*;
+use crate::ir::{Elementwise, IntRed, IntTy};
 
 #[test]
 fn dialect_and_ptx_loads_agree() {
@@ -313,14 +314,24 @@ fn floating_point_operations() {
     };
     assert_eq!(
         reduce("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16"),
-        Some(RmwOp::Float(op(Add, F16, false)))
+        Some(RmwOp::Elements(Elementwise::Float(op(Add, F16, false))))
     );
     assert_eq!(
         reduce("cp.reduce.async.bulk.global.shared::cta.bulk_group.max.bf16"),
-        Some(RmwOp::Float(op(Max, Bf16, false)))
+        Some(RmwOp::Elements(Elementwise::Float(op(Max, Bf16, false))))
     );
+    // Integer types reduce each element of the type (`ir::Elementwise`).
     assert_eq!(
         reduce("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32"),
+        Some(RmwOp::Elements(Elementwise::Int(IntRed::Add, IntTy::U32)))
+    );
+    assert_eq!(
+        reduce("cp.reduce.async.bulk.global.shared::cta.bulk_group.min.s64"),
+        Some(RmwOp::Elements(Elementwise::Int(IntRed::Min, IntTy::S64)))
+    );
+    // The dialect's untyped form reduces the whole value.
+    assert_eq!(
+        reduce("cp.reduce.async.bulk.global.shared::cta.bulk_group.add"),
         Some(RmwOp::Add)
     );
     assert!(classify("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f16").is_err());
