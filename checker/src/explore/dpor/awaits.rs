@@ -49,8 +49,47 @@ impl Dpor<'_> {
         (st, blocked)
     }
 
+    /// Commits `value` to the read `r` in `st` (thread `t`'s state, stopped
+    /// at `r`; `before` the same state) and steps on: whether the thread then
+    /// takes the back edge of a spin loop. The write half of an RMW that
+    /// follows the read (a failed CAS's write-back under `spec`, 8.10.3) is
+    /// stepped over: the iteration blocks only after it.
+    fn step_blocks(
+        &self,
+        st: &mut ThreadState<i64>,
+        t: usize,
+        before: &ThreadState<i64>,
+        r: EventId,
+        value: i64,
+    ) -> bool {
+        let write_back = before.pending_rmw_writes(Some(&value));
+        st.commit(r, Some(value));
+        match st.next(&self.codes[t]) {
+            Next::Blocked(BlockReason::Spin) => true,
+            Next::Event(ev) if write_back && ev.is_write() => {
+                st.commit(super::ahead::SCRATCH, None);
+                matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the awaiting read `r` writes when it hangs: the read half of
+    /// an RMW whose write half follows whatever it reads (a CAS's write-back
+    /// of a failing value under `spec`; not under `failed-cas-read`). Its hang
+    /// may then serve the reads that wait.
+    pub(super) fn hang_writes_back(&self, s: &State, r: EventId) -> bool {
+        s.exec.event(r).is_rmw()
+            && s.exec
+                .event(r)
+                .thread
+                .and_then(|t| s.states.get(t.index()))
+                .is_some_and(|st| st.pending_rmw_writes(None))
+    }
+
     /// Whether thread `t`, stopped at its read `r` in state `before`, takes
-    /// the back edge of a spin loop (blocks) when `r` reads `value`.
+    /// the back edge of a spin loop (blocks) when `r` reads `value`, after
+    /// the write-back of a failed CAS if one follows ([`Self::step_blocks`]).
     pub(super) fn spin_fails(
         &self,
         s: &mut State,
@@ -59,7 +98,14 @@ impl Dpor<'_> {
         r: EventId,
         value: i64,
     ) -> bool {
-        let (st, blocked) = self.probe_read(s, t, before, r, value);
+        let mut st = match s.spare_states.pop() {
+            Some(mut x) => {
+                x.clone_from(before);
+                x
+            }
+            None => before.clone(),
+        };
+        let blocked = self.step_blocks(&mut st, t, before, r, value);
         s.recycle(st);
         blocked
     }
@@ -95,8 +141,7 @@ impl Dpor<'_> {
             }
             None => slot.insert(s.states[rt].clone()),
         };
-        st.commit(r, Some(value));
-        let fails = matches!(st.next(&self.codes[rt]), Next::Blocked(BlockReason::Spin));
+        let fails = self.step_blocks(st, rt, &s.states[rt], r, value);
         drop(slot);
         s.await_fails.borrow_mut().push((r, value, fails));
         fails

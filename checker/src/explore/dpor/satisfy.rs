@@ -507,7 +507,10 @@ impl Dpor<'_> {
             .enumerate()
             .fold(0u64, |m, (t, r)| m | u64::from(*r == Run::Running) << t);
         for &(r, rt, _, _) in &reads {
-            if !self.never_unblocked(s, r) {
+            // (An awaiting RMW read that may hang writes back when it does.)
+            if !self.never_unblocked(s, r)
+                || (s.awaiting.contains(&r) && self.hang_writes_back(s, r) && self.may_hang(s, r))
+            {
                 runs |= 1 << rt;
             }
         }

@@ -44,7 +44,10 @@ impl<'a> Dpor<'a> {
         let Some(r) = first else {
             // No thread can go on again: awaiting reads hang, one by one
             // ([`Self::hang`]); a read that needs a later write never gets it.
-            if s.waiting.iter().all(|r| s.awaiting.contains(r)) {
+            // (A hang that writes back may serve the reads that wait.)
+            if s.waiting.iter().all(|r| s.awaiting.contains(r))
+                || s.awaiting.iter().any(|&r| self.hang_writes_back(s, r))
+            {
                 let first = s
                     .awaiting
                     .iter()
