@@ -32,7 +32,7 @@ fn every_idiom_explains_within_10_s_and_60_lines() {
         assert!(t < Duration::from_secs(10), "{}: {t:?}", f.display());
         assert!(lines <= 60, "{}: {lines} lines\n{out}", f.display());
         assert!(
-            out.contains("Allowed:") || out.contains("Forbidden:"),
+            out.contains("Allowed:") || out.contains("Forbidden:") || out.contains("Undefined:"),
             "{}: {out}",
             f.display()
         );
@@ -147,4 +147,20 @@ fn a_hang_is_explained_with_the_blocked_execution() {
     assert!(out.contains("arrivals pending"), "{out}");
     assert!(!out.contains("4295"), "raw mbarrier values: {out}");
     assert!(out.contains("W0 (full = uninitialized mbarrier)"), "{out}");
+}
+
+#[test]
+fn an_undefined_idiom_explains_its_rule() {
+    let o = ptxmc(&["explain", "corpus/idioms/wgmma-pipeline-no-fence.litmus"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("Undefined: wgmma.mma_async without a wgmma.fence before it at line"),
+        "{out}"
+    );
+    assert!(out.contains("No verdict"), "{out}");
+    assert!(
+        !out.contains("Allowed:") && !out.contains("Forbidden:"),
+        "{out}"
+    );
 }

@@ -481,7 +481,19 @@ pub fn run(args: &ExplainArgs) -> u8 {
             restate(m);
         }
     }
-    if let Status::Unsupported(m) | Status::Undefined(m) = &ex.status {
+    // Undefined behaviour is the verdict (chapter 8 and the instruction
+    // descriptions give the program no behaviour): the rule and where.
+    if let Status::Undefined(m) = &ex.status {
+        o.line(format!("Undefined: {m}"));
+        o.line(String::from(
+            "No verdict: a program with undefined behaviour has no executions that allow or \
+             forbid an outcome (docs/model-notes.md names the rule).",
+        ));
+        print!("{}", o.s);
+        let _ = std::io::stdout().flush();
+        return EXIT_OK;
+    }
+    if let Status::Unsupported(m) = &ex.status {
         print!("{}", o.s);
         eprintln!(
             "error: {}: cannot explain: {} ({m})",
