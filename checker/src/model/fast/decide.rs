@@ -39,6 +39,20 @@ pub(crate) struct DerivedW<const W: usize> {
     space: SearchSpace<W>,
 }
 
+/// [`DerivedW::cut`]: the relations at full width, the scratch rows, the
+/// search space.
+pub(super) struct Cut<'a, const W: usize> {
+    pub(super) rf: &'a mut [Set<W>],
+    pub(super) obs: &'a mut [Set<W>],
+    pub(super) sync: &'a mut [Set<W>],
+    pub(super) base: &'a mut [Set<W>],
+    pub(super) causality: &'a mut [Set<W>],
+    pub(super) co: &'a mut [Set<W>],
+    pub(super) fr: &'a mut [Set<W>],
+    pub(super) scratch: [&'a mut [Set<W>]; 3],
+    pub(super) space: &'a mut SearchSpace<W>,
+}
+
 impl<const W: usize> DerivedW<W> {
     /// Copies the first `n` rows of the relations of `other`, of the same
     /// width (a copy of memory).
@@ -95,6 +109,42 @@ impl<const W: usize> DerivedW<W> {
         // invariant: every relation has as many rows as `rf`.
         if self.rf.len() < n {
             self.grow(n);
+        }
+    }
+
+    /// The relations, each cut to `Set::<W>::CAPACITY` rows (an index taken
+    /// from a set then needs no bounds check), with the scratch rows and the
+    /// search space; [`Self::ensure`] must have grown them.
+    #[inline(always)]
+    pub(super) fn cut(&mut self) -> Cut<'_, W> {
+        let cap = Set::<W>::CAPACITY;
+        let Self {
+            rf,
+            obs,
+            sync,
+            base,
+            causality,
+            co,
+            fr,
+            scratch_a,
+            scratch_b,
+            scratch_c,
+            space,
+        } = self;
+        Cut {
+            rf: &mut rf[..cap],
+            obs: &mut obs[..cap],
+            sync: &mut sync[..cap],
+            base: &mut base[..cap],
+            causality: &mut causality[..cap],
+            co: &mut co[..cap],
+            fr: &mut fr[..cap],
+            scratch: [
+                &mut scratch_a[..cap],
+                &mut scratch_b[..cap],
+                &mut scratch_c[..cap],
+            ],
+            space,
         }
     }
 
@@ -277,7 +327,7 @@ fn causality_axioms_w<const W: usize>(
     nta: bool,
 ) -> Decision {
     let n = st.n;
-    let DerivedW {
+    let Cut {
         rf,
         obs,
         sync,
@@ -285,26 +335,9 @@ fn causality_axioms_w<const W: usize>(
         causality,
         co,
         fr,
-        scratch_a,
-        scratch_b,
-        scratch_c,
+        scratch: [scratch_a, scratch_b, scratch_c],
         space,
-    } = d;
-    let cap = Set::<W>::CAPACITY;
-    let (rf, obs, sync, base, causality, co, fr) = (
-        &mut rf[..cap],
-        &mut obs[..cap],
-        &mut sync[..cap],
-        &mut base[..cap],
-        &mut causality[..cap],
-        &mut co[..cap],
-        &mut fr[..cap],
-    );
-    let (scratch_a, scratch_b, scratch_c) = (
-        &mut scratch_a[..cap],
-        &mut scratch_b[..cap],
-        &mut scratch_c[..cap],
-    );
+    } = d.cut();
     let cap = Set::<W>::CAPACITY;
     let (rf, obs, sync, base, causality, co, fr) = (
         &mut rf[..cap],
@@ -528,7 +561,9 @@ pub(crate) fn add_read_w<const W: usize>(
         return Decision::Unknown;
     }
     d.ensure(n);
-    let DerivedW {
+    // (Every row slice cut to full width: the indexes below are then known
+    // in bounds.)
+    let Cut {
         rf,
         obs,
         sync,
@@ -537,19 +572,7 @@ pub(crate) fn add_read_w<const W: usize>(
         co,
         fr,
         ..
-    } = d;
-    // (Every row slice cut to `n`: the indexes below are then known in
-    // bounds.)
-    let cap = Set::<W>::CAPACITY;
-    let (rf, obs, sync, base, causality, co, fr) = (
-        &mut rf[..cap],
-        &mut obs[..cap],
-        &mut sync[..cap],
-        &mut base[..cap],
-        &mut causality[..cap],
-        &mut co[..cap],
-        &mut fr[..cap],
-    );
+    } = d.cut();
     let (ms, same_loc) = (&st.ms[..n], &st.same_loc[..n]);
     rf[r] = Set::EMPTY;
     obs[r] = Set::EMPTY;
@@ -632,7 +655,7 @@ pub(crate) fn add_write_w<const W: usize>(
     }
     d.ensure(n);
     let b = Set::<W>::bit(w);
-    let DerivedW {
+    let Cut {
         rf,
         obs,
         sync,
@@ -640,21 +663,9 @@ pub(crate) fn add_write_w<const W: usize>(
         causality,
         co,
         fr,
-        scratch_a,
+        scratch: [loc_rel, ..],
         space,
-        ..
-    } = d;
-    let cap = Set::<W>::CAPACITY;
-    let (rf, obs, sync, base, causality, co, fr, loc_rel) = (
-        &mut rf[..cap],
-        &mut obs[..cap],
-        &mut sync[..cap],
-        &mut base[..cap],
-        &mut causality[..cap],
-        &mut co[..cap],
-        &mut fr[..cap],
-        &mut scratch_a[..cap],
-    );
+    } = d.cut();
     let (po, ms, rmw, _, same_loc) = (
         &st.po[..n],
         &st.ms[..n],
