@@ -20,7 +20,7 @@
 //! each node) tries, in turn: the order found for an earlier graph (the
 //! hint); then, with the relations of the graph with no Fence-SC pair
 //! (inconsistent there: no order can help), an order read off those
-//! relations ([`preferred_order`]); and only when both fail the exact
+//! relations ([`fast::preferred_fence_sc_order`]); and only when both fail the exact
 //! search over prefixes. Each candidate is decided by the full check, so
 //! the first two steps only choose which orders are tried first: the answer
 //! is the exact search's (`docs/model-notes.md`, "Fence-SC order").
@@ -132,7 +132,7 @@ pub(crate) fn exists_order_hinted_with(
 /// [`exists_order_hinted_with`] on the statics `st` of `exec`'s events (the
 /// chapter-8 model's, kept up to date by an explorer), `d` scratch: the
 /// hint (unless `hint_fails`: the caller found it inconsistent), then
-/// [`preferred_order`], read off `no_pair` when given (the relations of
+/// [`fast::preferred_fence_sc_order`], read off `no_pair` when given (the relations of
 /// `exec` with no Fence-SC pair, found consistent) or decided here, then the
 /// exact search ([`first_order_with`]), each decided by
 /// [`super::consistent_with`]. `None` when no order makes `exec` consistent;
@@ -174,7 +174,7 @@ pub(crate) fn exists_order_hinted(
         let (mut refuted, preferred) = match relations {
             Some(r) => (
                 no_pair.is_none() && refute(r),
-                preferred_order(exec, r, &tried),
+                fast::preferred_fence_sc_order(st, r, &tried),
             ),
             None => (false, None),
         };
@@ -232,103 +232,6 @@ fn decided_from(
     };
     debug_assert_eq!(ok, check_full(exec).is_ok(), "fast path disagrees");
     ok.then_some(decision == fast::Decision::Consistent)
-}
-
-/// A total order of the `fence.sc` events of `exec` likely to be consistent,
-/// read off `d`, the relations of `exec` found consistent with no Fence-SC
-/// pair; `tried` (a total order of them) breaks ties. `F` goes before `G`
-/// when `F` precedes `G` in base causality (8.10.2 leaves no choice), or
-/// when `G` before `F` would make a read that `F` precedes in base causality
-/// from-read a write that precedes `G` in base causality (8.9.7 item 3), and
-/// `F` before `G` would not do the same the other way: that read would then
-/// from-read a write that precedes it in causality (`W -> G -> F -> R`,
-/// 8.9.4 item 1, 8.9.5), which the Causality axiom forbids in the direct
-/// cases (8.10.6). The orders within a cycle of these preferences, if any,
-/// follow `tried`. Only a guess: the caller decides it. `None` when the
-/// relations are not at hand for every event.
-fn preferred_order(exec: &Execution, d: &fast::Derived, tried: &[EventId]) -> Option<Vec<EventId>> {
-    let n = exec.len();
-    let k = tried.len();
-    let words = n.div_ceil(64);
-    // Fences by their bit: `kw` words per set of fences.
-    let kw = k.div_ceil(64);
-    let row = |x: usize| -> Option<&[u64]> {
-        let r = d.base_row(x);
-        (r.len() >= words).then_some(&r[..words])
-    };
-    let has = |r: &[u64], y: usize| r[y / 64] >> (y % 64) & 1 == 1;
-    let fence_rows: SmallVec<[&[u64]; 16]> = tried
-        .iter()
-        .map(|g| row(g.index()))
-        .collect::<Option<_>>()?;
-    // `fr_after[g]` (`words` words from `g * words`): the writes from-read
-    // by a read `g` precedes; `w_before[a]`: the writes that precede fence
-    // `a` in base causality. One pass over the events.
-    let mut fr_after: SmallVec<[u64; 32]> = smallvec::smallvec![0; k * words];
-    let mut w_before: SmallVec<[u64; 32]> = smallvec::smallvec![0; k * words];
-    for (x, ev) in exec.events().iter().enumerate() {
-        if ev.is_read() {
-            let Some(w0) = exec.rf().get(x).copied().flatten() else {
-                continue;
-            };
-            let co = d.co_row(w0.index());
-            for (g, after) in fence_rows.iter().enumerate() {
-                if has(after, x) {
-                    for (s, c) in fr_after[g * words..][..words].iter_mut().zip(co) {
-                        *s |= c;
-                    }
-                }
-            }
-        } else if ev.is_write() {
-            let r = row(x)?;
-            for (a, g) in tried.iter().enumerate() {
-                if has(r, g.index()) {
-                    w_before[a * words + x / 64] |= 1u64 << (x % 64);
-                }
-            }
-        }
-    }
-    // Fence `a` before fence `b` (positions in `tried`) breaks Causality in
-    // the way above.
-    let before = |a: usize, b: usize| -> bool {
-        fr_after[b * words..][..words]
-            .iter()
-            .zip(&w_before[a * words..][..words])
-            .any(|(x, y)| x & y != 0)
-    };
-    // `pred[j]` (`kw` words from `j * kw`): the fences that go before fence
-    // `j`.
-    let mut pred: SmallVec<[u64; 16]> = smallvec::smallvec![0; k * kw];
-    for a in 0..k {
-        for b in a + 1..k {
-            let (ab, ba) = (before(a, b), before(b, a));
-            let a_first = has(fence_rows[a], tried[b].index()) || (ba && !ab);
-            let b_first = has(fence_rows[b], tried[a].index()) || (ab && !ba);
-            match (a_first, b_first) {
-                (true, false) => pred[b * kw + a / 64] |= 1u64 << (a % 64),
-                (false, true) => pred[a * kw + b / 64] |= 1u64 << (b % 64),
-                _ => {}
-            }
-        }
-    }
-    // Placed one at a time: the first in `tried` whose predecessors are
-    // all placed, or, in a cycle, the first in `tried`.
-    let mut placed: SmallVec<[u64; 1]> = smallvec::smallvec![0; kw];
-    let is_placed = |placed: &[u64], j: usize| placed[j / 64] >> (j % 64) & 1 == 1;
-    let mut order = Vec::with_capacity(k);
-    for _ in 0..k {
-        let ready = (0..k).find(|&j| {
-            !is_placed(&placed, j)
-                && pred[j * kw..][..kw]
-                    .iter()
-                    .zip(&placed)
-                    .all(|(p, q)| p & !q == 0)
-        });
-        let j = ready.or_else(|| (0..k).find(|&j| !is_placed(&placed, j)))?;
-        placed[j / 64] |= 1u64 << (j % 64);
-        order.push(tried[j]);
-    }
-    Some(order)
 }
 
 /// [`exists_order`] with [`super::consistent_with`] on the statics `st` of `exec`'s

@@ -7,11 +7,12 @@
 
 use super::column::{base_into, causality_into, sync_into};
 use super::decide::DerivedW;
-use super::set::Set;
+use super::set::{union_rows, Set};
 use super::statics::StaticsW;
 use super::Decision;
 use crate::event::EventId;
 use crate::execution::Execution;
+use smallvec::SmallVec;
 
 /// Extends `d`, the relations of a consistent execution under a Fence-SC
 /// order `order` (the `fence.sc` events before `f`, in that order), to the
@@ -174,4 +175,87 @@ pub(crate) fn no_fence_sc_order_w<const W: usize>(
         }
         left &= !free;
     }
+}
+
+/// A total order of `fences` (the `fence.sc` events of the graph, in the
+/// order tried, which breaks ties) likely to be consistent, read off `d`,
+/// the relations of the graph found consistent with no Fence-SC pair. `F`
+/// goes before `G` when `F` precedes `G` in base causality (8.10.2 leaves no
+/// choice), or when `G` before `F` would make a read that `F` precedes in
+/// base causality from-read a write that precedes `G` in base causality
+/// (8.9.7 item 3), and `F` before `G` would not do the same the other way:
+/// that read would then from-read a write that precedes it in causality
+/// (`W -> G -> F -> R`, 8.9.4 item 1, 8.9.5), which the Causality axiom
+/// forbids in the direct cases (8.10.6). The orders within a cycle of these
+/// preferences follow `fences`. Only a guess: the caller decides it. `None`
+/// when the relations do not cover every event.
+pub(crate) fn preferred_order_w<const W: usize>(
+    st: &StaticsW<W>,
+    d: &DerivedW<W>,
+    fences: &[EventId],
+) -> Option<Vec<EventId>> {
+    let n = st.n;
+    let k = fences.len();
+    if d.base.len() < n || d.fr.len() < n || fences.iter().any(|f| f.index() >= n) {
+        return None;
+    }
+    // `fr_after[g]`: the writes from-read by a read fence `g` precedes;
+    // `w_before[a]`: the writes that precede fence `a`, both in base
+    // causality.
+    let fr_after: SmallVec<[Set<W>; 16]> = fences
+        .iter()
+        .map(|g| union_rows(&d.fr, d.base[g.index()] & st.reads))
+        .collect();
+    let mut w_before: SmallVec<[Set<W>; 16]> = smallvec::smallvec![Set::EMPTY; k];
+    let fence_set = fences
+        .iter()
+        .fold(Set::<W>::EMPTY, |m, f| m | Set::bit(f.index()));
+    for w in st.writes.iter() {
+        let m = d.base[w] & fence_set;
+        if m.is_empty() {
+            continue;
+        }
+        for (a, f) in fences.iter().enumerate() {
+            if m.has(f.index()) {
+                w_before[a].insert(w);
+            }
+        }
+    }
+    // Fence `a` before fence `b` (positions in `fences`) breaks Causality
+    // in the way above.
+    let before = |a: usize, b: usize| fr_after[b].meets(&w_before[a]);
+    // `pred[j]`: the fences that go before fence `j` (`kw` words each).
+    let kw = k.div_ceil(64);
+    let mut pred: SmallVec<[u64; 16]> = smallvec::smallvec![0; k * kw];
+    for a in 0..k {
+        for b in a + 1..k {
+            let (fa, fb) = (fences[a].index(), fences[b].index());
+            let (ab, ba) = (before(a, b), before(b, a));
+            let a_first = d.base[fa].has(fb) || (ba && !ab);
+            let b_first = d.base[fb].has(fa) || (ab && !ba);
+            match (a_first, b_first) {
+                (true, false) => pred[b * kw + a / 64] |= 1u64 << (a % 64),
+                (false, true) => pred[a * kw + b / 64] |= 1u64 << (b % 64),
+                _ => {}
+            }
+        }
+    }
+    // Placed one at a time: the first in `fences` whose predecessors are all
+    // placed, or, in a cycle, the first in `fences`.
+    let mut placed: SmallVec<[u64; 1]> = smallvec::smallvec![0; kw];
+    let is_placed = |placed: &[u64], j: usize| placed[j / 64] >> (j % 64) & 1 == 1;
+    let mut order = Vec::with_capacity(k);
+    for _ in 0..k {
+        let ready = (0..k).find(|&j| {
+            !is_placed(&placed, j)
+                && pred[j * kw..][..kw]
+                    .iter()
+                    .zip(&placed)
+                    .all(|(p, q)| p & !q == 0)
+        });
+        let j = ready.or_else(|| (0..k).find(|&j| !is_placed(&placed, j)))?;
+        placed[j / 64] |= 1u64 << (j % 64);
+        order.push(fences[j]);
+    }
+    Some(order)
 }

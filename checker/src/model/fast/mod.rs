@@ -530,6 +530,17 @@ pub(crate) fn no_fence_sc_order(st: &Statics, d: &Derived, fences: &[EventId]) -
     same_width!(st, d, s, d => fence::no_fence_sc_order_w(s, d, fences), _ => false)
 }
 
+/// A total order of `fences` likely to be consistent, read off `d`, the
+/// relations with no Fence-SC pair ([`fence::preferred_order_w`]); `None`
+/// when they are not at hand at the statics' width.
+pub(crate) fn preferred_fence_sc_order(
+    st: &Statics,
+    d: &Derived,
+    fences: &[EventId],
+) -> Option<Vec<EventId>> {
+    same_width!(st, d, s, d => fence::preferred_order_w(s, d, fences), _ => None)
+}
+
 impl Default for Derived {
     fn default() -> Self {
         Self::new()
