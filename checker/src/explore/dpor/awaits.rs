@@ -27,8 +27,9 @@ use crate::model::fairness::may_stay_on;
 
 impl Dpor<'_> {
     /// Thread `t`'s state `before` (stopped at its read `r`) after `r`
-    /// reads `value` and the thread steps on, in a spare buffer, and whether
-    /// it then takes the back edge of a spin loop (blocks there).
+    /// reads `value` and the thread steps on, in a spare buffer
+    /// ([`Self::step_blocks`]: whether it then blocks in a spin loop, and
+    /// whether it stepped over a write-back to get there).
     pub(super) fn probe_read(
         &self,
         s: &mut State,
@@ -36,7 +37,7 @@ impl Dpor<'_> {
         before: &ThreadState<i64>,
         r: EventId,
         value: i64,
-    ) -> (ThreadState<i64>, bool) {
+    ) -> (ThreadState<i64>, bool, bool) {
         let mut st = match s.spare_states.pop() {
             Some(mut x) => {
                 x.clone_from(before);
@@ -44,16 +45,15 @@ impl Dpor<'_> {
             }
             None => before.clone(),
         };
-        st.commit(r, Some(value));
-        let blocked = matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin));
-        (st, blocked)
+        let (blocked, wrote_back) = self.step_blocks(&mut st, t, before, r, value);
+        (st, blocked, wrote_back)
     }
 
     /// Commits `value` to the read `r` in `st` (thread `t`'s state, stopped
     /// at `r`; `before` the same state) and steps on: whether the thread then
-    /// takes the back edge of a spin loop. The write half of an RMW that
-    /// follows the read (a failed CAS's write-back under `spec`, 8.10.3) is
-    /// stepped over: the iteration blocks only after it.
+    /// takes the back edge of a spin loop, and whether it stepped over the
+    /// write half of an RMW to get there: a failed CAS's write-back under
+    /// `spec` (8.10.3), after which alone its iteration blocks.
     fn step_blocks(
         &self,
         st: &mut ThreadState<i64>,
@@ -61,16 +61,18 @@ impl Dpor<'_> {
         before: &ThreadState<i64>,
         r: EventId,
         value: i64,
-    ) -> bool {
+    ) -> (bool, bool) {
         let write_back = before.pending_rmw_writes(Some(&value));
         st.commit(r, Some(value));
         match st.next(&self.codes[t]) {
-            Next::Blocked(BlockReason::Spin) => true,
+            Next::Blocked(BlockReason::Spin) => (true, false),
+            // (The write half comes right after its read.)
             Next::Event(ev) if write_back && ev.is_write() => {
                 st.commit(super::ahead::SCRATCH, None);
-                matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin))
+                let blocked = matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin));
+                (blocked, true)
             }
-            _ => false,
+            _ => (false, false),
         }
     }
 
@@ -79,10 +81,9 @@ impl Dpor<'_> {
     /// of a failing value under `spec`; not under `failed-cas-read`). Its hang
     /// may then serve the reads that wait.
     pub(super) fn hang_writes_back(&self, s: &State, r: EventId) -> bool {
-        s.exec.event(r).is_rmw()
-            && s.exec
-                .event(r)
-                .thread
+        let e = s.exec.event(r);
+        e.is_rmw()
+            && e.thread
                 .and_then(|t| s.states.get(t.index()))
                 .is_some_and(|st| st.pending_rmw_writes(None))
     }
@@ -98,14 +99,7 @@ impl Dpor<'_> {
         r: EventId,
         value: i64,
     ) -> bool {
-        let mut st = match s.spare_states.pop() {
-            Some(mut x) => {
-                x.clone_from(before);
-                x
-            }
-            None => before.clone(),
-        };
-        let blocked = self.step_blocks(&mut st, t, before, r, value);
+        let (st, blocked, _) = self.probe_read(s, t, before, r, value);
         s.recycle(st);
         blocked
     }
@@ -141,7 +135,7 @@ impl Dpor<'_> {
             }
             None => slot.insert(s.states[rt].clone()),
         };
-        let fails = self.step_blocks(st, rt, &s.states[rt], r, value);
+        let (fails, _) = self.step_blocks(st, rt, &s.states[rt], r, value);
         drop(slot);
         s.await_fails.borrow_mut().push((r, value, fails));
         fails

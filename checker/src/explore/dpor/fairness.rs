@@ -9,11 +9,10 @@
 //! the model's ([`crate::model::fairness`]); this file keeps the explorer's
 //! bookkeeping (which threads may still write what, and when).
 
-use super::ahead::SCRATCH;
 use super::{Dpor, Run, State};
-use crate::event::{EventId, EventKind};
+use crate::event::EventId;
 use crate::explore::candidate::Ending;
-use crate::interp::{BlockReason, Next, ThreadState};
+use crate::interp::ThreadState;
 use crate::model;
 use crate::model::fairness::read_may_stay;
 use ptxmc_frontend::ir::Proxy;
@@ -126,18 +125,7 @@ impl Dpor<'_> {
         r: EventId,
         value: i64,
     ) -> bool {
-        let (mut st, mut blocked) = self.probe_read(s, t, before, r, value);
-        let mut wrote_back = false;
-        if !blocked && before.pending_rmw_writes(Some(&value)) {
-            let loc = s.exec.event(r).loc().map(|l| l.phys);
-            if let Next::Event(ev) = st.next(&self.codes[t]) {
-                if matches!(ev.kind, EventKind::Write { loc: l, .. } if Some(l.phys) == loc) {
-                    st.commit(SCRATCH, None);
-                    blocked = matches!(st.next(&self.codes[t]), Next::Blocked(BlockReason::Spin));
-                    wrote_back = true;
-                }
-            }
-        }
+        let (st, blocked, wrote_back) = self.probe_read(s, t, before, r, value);
         let stale = blocked && {
             // As in the child: the thread has ended, so it writes nothing
             // more ([`Self::remaining_writes`]).

@@ -338,21 +338,6 @@ fn causality_axioms_w<const W: usize>(
         scratch: [scratch_a, scratch_b, scratch_c],
         space,
     } = d.cut();
-    let cap = Set::<W>::CAPACITY;
-    let (rf, obs, sync, base, causality, co, fr) = (
-        &mut rf[..cap],
-        &mut obs[..cap],
-        &mut sync[..cap],
-        &mut base[..cap],
-        &mut causality[..cap],
-        &mut co[..cap],
-        &mut fr[..cap],
-    );
-    let (scratch_a, scratch_b, scratch_c) = (
-        &mut scratch_a[..cap],
-        &mut scratch_b[..cap],
-        &mut scratch_c[..cap],
-    );
     // Base causality (8.9.5): (po ∪ sync)+. Program order is transitive, so
     // the closure of each event's next event in its thread and its sync
     // successors is the same; the search is linear when that is acyclic.

@@ -123,19 +123,7 @@ pub(crate) fn no_fence_sc_order_w<const W: usize>(
         return false;
     }
     // The writes before each fence in base causality.
-    let before: smallvec::SmallVec<[Set<W>; 16]> = fences
-        .iter()
-        .map(|f| {
-            let f = f.index();
-            let mut m = Set::<W>::EMPTY;
-            for w in st.writes.iter() {
-                if d.base[w].has(f) {
-                    m.insert(w);
-                }
-            }
-            m
-        })
-        .collect();
+    let before = writes_before(st, d, fences);
     // `must[a]`: the fences fence `a` must precede.
     let mut must = [0u64; 64];
     for a in 0..k {
@@ -206,21 +194,7 @@ pub(crate) fn preferred_order_w<const W: usize>(
         .iter()
         .map(|g| union_rows(&d.fr, d.base[g.index()] & st.reads))
         .collect();
-    let mut w_before: SmallVec<[Set<W>; 16]> = smallvec::smallvec![Set::EMPTY; k];
-    let fence_set = fences
-        .iter()
-        .fold(Set::<W>::EMPTY, |m, f| m | Set::bit(f.index()));
-    for w in st.writes.iter() {
-        let m = d.base[w] & fence_set;
-        if m.is_empty() {
-            continue;
-        }
-        for (a, f) in fences.iter().enumerate() {
-            if m.has(f.index()) {
-                w_before[a].insert(w);
-            }
-        }
-    }
+    let w_before = writes_before(st, d, fences);
     // Fence `a` before fence `b` (positions in `fences`) breaks Causality
     // in the way above.
     let before = |a: usize, b: usize| fr_after[b].meets(&w_before[a]);
@@ -258,4 +232,29 @@ pub(crate) fn preferred_order_w<const W: usize>(
         order.push(fences[j]);
     }
     Some(order)
+}
+
+/// The writes (initial writes included) that precede each of `fences` in
+/// base causality (8.9.5), read off `d`'s rows.
+fn writes_before<const W: usize>(
+    st: &StaticsW<W>,
+    d: &DerivedW<W>,
+    fences: &[EventId],
+) -> SmallVec<[Set<W>; 16]> {
+    let mut before: SmallVec<[Set<W>; 16]> = smallvec::smallvec![Set::EMPTY; fences.len()];
+    let fence_set = fences
+        .iter()
+        .fold(Set::<W>::EMPTY, |m, f| m | Set::bit(f.index()));
+    for w in st.writes.iter() {
+        let m = d.base[w] & fence_set;
+        if m.is_empty() {
+            continue;
+        }
+        for (a, f) in fences.iter().enumerate() {
+            if m.has(f.index()) {
+                before[a].insert(w);
+            }
+        }
+    }
+    before
 }
